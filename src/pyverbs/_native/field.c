@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Declarative integer attributes and strict integer conversion.
+ *
+ * An attribute object (QPCap, QPAttr, AHAttr, WC, ...) embeds the C struct it
+ * describes and declares its integer members once, in a struct pv_field
+ * table; pv_fields_getset() turns the table into getters and range-checked
+ * setters.  Conversions refuse floats, bools and out-of-range values instead
+ * of truncating them.
+ */
+#include "pyverbs.h"
+
+static const uint64_t ft_max[] = {
+	[PV_FT_U8] = UINT8_MAX,	  [PV_FT_U16] = UINT16_MAX,
+	[PV_FT_U32] = UINT32_MAX, [PV_FT_U64] = UINT64_MAX,
+	[PV_FT_I32] = INT32_MAX,  [PV_FT_I64] = INT64_MAX,
+};
+
+static PyObject *as_index(PyObject *v, const char *what)
+{
+	if (PyLong_CheckExact(v))
+		return Py_NewRef(v);
+	if (v == Py_None || PyBool_Check(v) || PyFloat_Check(v) ||
+	    !PyIndex_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s",
+			     what, Py_TYPE(v)->tp_name);
+		return NULL;
+	}
+	return PyNumber_Index(v);
+}
+
+int pv_to_u64(PyObject *v, uint64_t max, uint64_t *out, const char *what)
+{
+	PyObject *i = as_index(v, what);
+	unsigned long long x;
+
+	if (!i)
+		return -1;
+	if (_PyLong_Sign(i) < 0) {
+		Py_DECREF(i);
+		PyErr_Format(PyExc_OverflowError, "%s must not be negative",
+			     what);
+		return -1;
+	}
+	x = PyLong_AsUnsignedLongLong(i);
+	Py_DECREF(i);
+	if (x == (unsigned long long)-1 && PyErr_Occurred()) {
+		PyErr_Clear();
+		goto range;
+	}
+	if (x > max)
+		goto range;
+	*out = x;
+	return 0;
+range:
+	PyErr_Format(PyExc_OverflowError, "%s is out of range (0..%llu)",
+		     what, (unsigned long long)max);
+	return -1;
+}
+
+int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
+	      const char *what)
+{
+	PyObject *i = as_index(v, what);
+	int overflow;
+	long long x;
+
+	if (!i)
+		return -1;
+	x = PyLong_AsLongLongAndOverflow(i, &overflow);
+	Py_DECREF(i);
+	if (x == -1 && PyErr_Occurred())
+		return -1;
+	if (overflow || x < min || x > max) {
+		PyErr_Format(PyExc_OverflowError,
+			     "%s is out of range (%lld..%lld)", what,
+			     (long long)min, (long long)max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+#define CONV_U(name, type, max)                                         \
+	int name(PyObject *v, void *out)                                \
+	{                                                               \
+		uint64_t x;                                             \
+		if (pv_to_u64(v, max, &x, "argument"))                  \
+			return 0;                                       \
+		*(type *)out = (type)x;                                 \
+		return 1;                                               \
+	}
+CONV_U(pv_conv_u8, uint8_t, UINT8_MAX)
+CONV_U(pv_conv_u16, uint16_t, UINT16_MAX)
+CONV_U(pv_conv_u32, uint32_t, UINT32_MAX)
+CONV_U(pv_conv_u64, uint64_t, UINT64_MAX)
+CONV_U(pv_conv_uint, int, INT_MAX)
+CONV_U(pv_conv_size, size_t, SIZE_MAX)
+
+int pv_conv_int(PyObject *v, void *out)
+{
+	int64_t x;
+
+	if (pv_to_i64(v, INT_MIN, INT_MAX, &x, "argument"))
+		return 0;
+	*(int *)out = (int)x;
+	return 1;
+}
+
+PyObject *pv_field_get(PyObject *self, void *closure)
+{
+	const struct pv_field *f = closure;
+	const char *p = (const char *)self + f->offset;
+
+	switch (f->type) {
+	case PV_FT_U8:
+		return PyLong_FromUnsignedLong(*(const uint8_t *)p);
+	case PV_FT_U16:
+		return PyLong_FromUnsignedLong(*(const uint16_t *)p);
+	case PV_FT_U32:
+		return PyLong_FromUnsignedLong(*(const uint32_t *)p);
+	case PV_FT_U64:
+		return PyLong_FromUnsignedLongLong(*(const uint64_t *)p);
+	case PV_FT_I32:
+		return PyLong_FromLong(*(const int32_t *)p);
+	case PV_FT_I64:
+		return PyLong_FromLongLong(*(const int64_t *)p);
+	}
+	PyErr_SetString(PyExc_SystemError, "bad pyverbs field type");
+	return NULL;
+}
+
+int pv_field_store(PyObject *self, const struct pv_field *f, PyObject *v)
+{
+	char *p = (char *)self + f->offset;
+	uint64_t u;
+	int64_t s;
+
+	if (!v) {
+		PyErr_Format(PyExc_AttributeError, "cannot delete %s",
+			     f->name);
+		return -1;
+	}
+	if (f->type == PV_FT_I32 || f->type == PV_FT_I64) {
+		if (pv_to_i64(v, f->type == PV_FT_I32 ? INT32_MIN : INT64_MIN,
+			      (int64_t)ft_max[f->type], &s, f->name))
+			return -1;
+		if (f->type == PV_FT_I32)
+			*(int32_t *)p = (int32_t)s;
+		else
+			*(int64_t *)p = s;
+		return 0;
+	}
+	if (pv_to_u64(v, ft_max[f->type], &u, f->name))
+		return -1;
+	switch (f->type) {
+	case PV_FT_U8:
+		*(uint8_t *)p = (uint8_t)u;
+		break;
+	case PV_FT_U16:
+		*(uint16_t *)p = (uint16_t)u;
+		break;
+	case PV_FT_U32:
+		*(uint32_t *)p = (uint32_t)u;
+		break;
+	default:
+		*(uint64_t *)p = u;
+	}
+	return 0;
+}
+
+int pv_field_set(PyObject *self, PyObject *v, void *closure)
+{
+	return pv_field_store(self, closure, v);
+}
+
+const struct pv_field *pv_field_find(const struct pv_field *fields,
+				     const char *name)
+{
+	for (; fields->name; fields++)
+		if (!strcmp(fields->name, name))
+			return fields;
+	return NULL;
+}
+
+PyGetSetDef *pv_fields_getset(const struct pv_field *fields,
+			      const PyGetSetDef *extra)
+{
+	size_t n = 0, k = 0, i;
+	PyGetSetDef *gs;
+
+	while (fields && fields[n].name)
+		n++;
+	while (extra && extra[k].name)
+		k++;
+	/* Lives as long as the types that use it: the process. */
+	gs = PyMem_RawCalloc(n + k + 1, sizeof(*gs));
+	if (!gs) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		gs[i].name = fields[i].name;
+		gs[i].get = pv_field_get;
+		gs[i].set = (fields[i].flags & PV_FLAG_RO) ? NULL :
+							      pv_field_set;
+		gs[i].doc = fields[i].doc;
+		gs[i].closure = (void *)&fields[i];
+	}
+	for (i = 0; i < k; i++)
+		gs[n + i] = extra[i];
+	return gs;
+}

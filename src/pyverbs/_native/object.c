@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * The lifetime protocol shared by every handle object, and the two base
+ * types PyverbsObject and PyverbsCM.
+ *
+ * - A child holds a strong reference to each parent (pv_obj_link) and sits
+ *   in each parent's child list.  The list holds no reference.
+ * - close() is idempotent: it closes the children first (newest first), then
+ *   calls destroy() (the ibv_destroy_* of the object), then unlinks from the
+ *   parents and drops their references.
+ * - The finalizer calls close() and reports failures as unraisable; it never
+ *   raises.  Because a parent's list is not a weak registry, a parent that is
+ *   collected as cyclic garbage still finds its children: PEP 442 runs every
+ *   finalizer of a garbage cycle before any tp_clear.
+ */
+#include "pyverbs.h"
+
+static inline void list_init(struct pv_list *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline int list_empty(const struct pv_list *h)
+{
+	return h->next == h;
+}
+
+static inline void list_add_tail(struct pv_list *n, struct pv_list *h)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void list_del(struct pv_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+#define link_of(n) \
+	((struct pv_parent_link *)((char *)(n) - \
+				   offsetof(struct pv_parent_link, node)))
+
+void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy)
+{
+	o->destroy = destroy;
+	list_init(&o->children);
+	o->nparents = 0;
+	o->closed = 1;
+	o->closing = 0;
+	o->busy = 0;
+}
+
+int pv_obj_link(struct pv_obj *child, struct pv_obj *parent)
+{
+	struct pv_parent_link *l;
+
+	if (pv_check_open(parent))
+		return -1;
+	if (child->nparents >= PV_MAX_PARENTS) {
+		pv_raise_error("%s: too many parent objects",
+			       Py_TYPE(child)->tp_name);
+		return -1;
+	}
+	l = &child->parents[child->nparents++];
+	Py_INCREF(parent);
+	l->parent = parent;
+	l->self = child;
+	list_add_tail(&l->node, &parent->children);
+	return 0;
+}
+
+int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc)
+{
+	int i;
+
+	if (o == anc)
+		return 1;
+	for (i = 0; i < o->nparents; i++)
+		if (pv_obj_descends_from(o->parents[i].parent, anc))
+			return 1;
+	return 0;
+}
+
+int pv_check_open_slow(struct pv_obj *o)
+{
+	pv_raise_user("%s object is closed", Py_TYPE(o)->tp_name);
+	return -1;
+}
+
+static void unlink_parents(struct pv_obj *o)
+{
+	struct pv_obj *parents[PV_MAX_PARENTS];
+	int i, n = o->nparents;
+
+	/* Unlink all first, then release: a DECREF may free a parent, whose
+	 * own close must not find us in its list any more. */
+	for (i = 0; i < n; i++) {
+		list_del(&o->parents[i].node);
+		parents[i] = o->parents[i].parent;
+		o->parents[i].parent = NULL;
+	}
+	o->nparents = 0;
+	for (i = 0; i < n; i++)
+		Py_DECREF(parents[i]);
+}
+
+int pv_close(struct pv_obj *o)
+{
+	if (o->closed) {
+		/* A never-opened object can still hold parent links (a
+		 * constructor that failed after linking). */
+		if (o->nparents)
+			unlink_parents(o);
+		return 0;
+	}
+	if (o->closing)
+		return 0;
+	if (o->busy) {
+		pv_raise_user("%s cannot be closed: a blocking call is using it",
+			      Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	o->closing = 1;
+	/* Keep ourselves alive while children drop their references. */
+	Py_INCREF(o);
+	while (!list_empty(&o->children)) {
+		/* newest child first */
+		struct pv_obj *child = link_of(o->children.prev)->self;
+		int rc;
+
+		Py_INCREF(child);
+		rc = pv_close(child);
+		Py_DECREF(child);
+		if (rc) {
+			o->closing = 0;
+			Py_DECREF(o);
+			return -1;
+		}
+	}
+	if (o->destroy && o->destroy(o)) {
+		o->closing = 0;
+		Py_DECREF(o);
+		return -1;
+	}
+	o->closed = 1;
+	o->closing = 0;
+	unlink_parents(o);
+	Py_DECREF(o);
+	return 0;
+}
+
+int pv_obj_traverse(struct pv_obj *o, visitproc visit, void *arg)
+{
+	int i;
+
+	Py_VISIT(Py_TYPE(o));
+	Py_VISIT(o->dict);
+	for (i = 0; i < o->nparents; i++)
+		Py_VISIT(o->parents[i].parent);
+	return 0;
+}
+
+int pv_obj_clear(struct pv_obj *o)
+{
+	/* Finalizers of a garbage cycle have run already; anything still
+	 * open here failed to close and is reported by the finalizer. */
+	if (!o->closed || o->nparents) {
+		if (pv_close(o))
+			PyErr_WriteUnraisable((PyObject *)o);
+		if (o->nparents)
+			unlink_parents(o);
+	}
+	Py_CLEAR(o->dict);
+	return 0;
+}
+
+void pv_obj_finalize(PyObject *self)
+{
+	struct pv_obj *o = PV_OBJ(self);
+	PyObject *et, *ev, *tb;
+
+	if (o->closed && !o->nparents)
+		return;
+	PyErr_Fetch(&et, &ev, &tb);
+	if (pv_close(o))
+		PyErr_WriteUnraisable(self);
+	PyErr_Restore(et, ev, tb);
+}
+
+void pv_obj_dealloc(PyObject *self)
+{
+	PyTypeObject *tp = Py_TYPE(self);
+	struct pv_obj *o = PV_OBJ(self);
+
+	if (PyObject_CallFinalizerFromDealloc(self) < 0)
+		return;	/* resurrected */
+	PyObject_GC_UnTrack(self);
+	if (o->weakreflist)
+		PyObject_ClearWeakRefs(self);
+	/* Subtypes with extra references clear them in tp_clear, which we
+	 * call so that one function frees everything. */
+	if (tp->tp_clear)
+		tp->tp_clear(self);
+	else
+		pv_obj_clear(o);
+	tp->tp_free(self);
+	Py_DECREF(tp);
+}
+
+/* ---- PyverbsObject: base of every pyverbs class ---- */
+
+static PyObject *pobj_get_logger(PyObject *self, void *closure)
+{
+	PyObject *logging, *logger;
+
+	logging = PyImport_ImportModule("logging");
+	if (!logging)
+		return NULL;
+	logger = PyObject_CallMethod(logging, "getLogger", "s",
+				     _PyType_Name(Py_TYPE(self)));
+	Py_DECREF(logging);
+	return logger;
+}
+
+static PyObject *pobj_set_log_level(PyObject *self, PyObject *val)
+{
+	PyObject *logger = pobj_get_logger(self, NULL), *r;
+
+	if (!logger)
+		return NULL;
+	r = PyObject_CallMethod(logger, "setLevel", "O", val);
+	Py_DECREF(logger);
+	if (!r)
+		return NULL;
+	Py_DECREF(r);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef pobj_methods[] = {
+	{ "set_log_level", pobj_set_log_level, METH_O,
+	  "set_log_level($self, val, /)\n--\n\n"
+	  "Set the level of this class's logger." },
+	{ NULL }
+};
+
+static PyGetSetDef pobj_getset[] = {
+	{ "logger", pobj_get_logger, NULL,
+	  "The logging.Logger named after the class.", NULL },
+	{ NULL }
+};
+
+static PyType_Slot pobj_slots[] = {
+	{ Py_tp_doc, "Base class of every pyverbs object." },
+	{ Py_tp_methods, pobj_methods },
+	{ Py_tp_getset, pobj_getset },
+	{ 0, NULL }
+};
+
+static PyType_Spec pobj_spec = {
+	.name = "pyverbs.base.PyverbsObject",
+	.basicsize = sizeof(PyObject),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = pobj_slots,
+};
+
+/* ---- PyverbsCM: base of every handle object ---- */
+
+static PyObject *cm_close(PyObject *self, PyObject *unused)
+{
+	if (pv_close(PV_OBJ(self)))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *cm_enter(PyObject *self, PyObject *unused)
+{
+	return Py_NewRef(self);
+}
+
+static PyObject *cm_exit(PyObject *self, PyObject *const *args,
+			 Py_ssize_t nargs)
+{
+	if (pv_close(PV_OBJ(self)))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *cm_get_closed(PyObject *self, void *closure)
+{
+	return PyBool_FromLong(PV_OBJ(self)->closed);
+}
+
+int pv_cm_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	return pv_obj_traverse(PV_OBJ(self), visit, arg);
+}
+
+int pv_cm_clear(PyObject *self)
+{
+	return pv_obj_clear(PV_OBJ(self));
+}
+
+static PyObject *cm_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+	PyObject *self = tp->tp_alloc(tp, 0);
+
+	if (self)
+		pv_obj_setup(PV_OBJ(self), NULL);
+	return self;
+}
+
+static PyMethodDef cm_methods[] = {
+	{ "close", cm_close, METH_NOARGS,
+	  "close($self, /)\n--\n\n"
+	  "Release the underlying resource, closing dependent objects first.\n"
+	  "Calling it again does nothing." },
+	{ "__enter__", cm_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)(void (*)(void))cm_exit, METH_FASTCALL,
+	  NULL },
+	{ NULL }
+};
+
+static PyGetSetDef cm_getset[] = {
+	{ "closed", cm_get_closed, NULL,
+	  "True once close() has released the resource.", NULL },
+	{ NULL }
+};
+
+static PyMemberDef cm_members[] = {
+	{ "__weaklistoffset__", T_PYSSIZET,
+	  offsetof(struct pv_obj, weakreflist), READONLY },
+	{ "__dictoffset__", T_PYSSIZET, offsetof(struct pv_obj, dict),
+	  READONLY },
+	{ NULL }
+};
+
+static PyType_Slot cm_slots[] = {
+	{ Py_tp_doc, "Base class of pyverbs objects that own a resource; "
+		     "usable as a context manager." },
+	{ Py_tp_new, cm_new },
+	{ Py_tp_methods, cm_methods },
+	{ Py_tp_getset, cm_getset },
+	{ Py_tp_members, cm_members },
+	{ Py_tp_traverse, pv_cm_traverse },
+	{ Py_tp_clear, pv_cm_clear },
+	{ Py_tp_finalize, pv_obj_finalize },
+	{ Py_tp_dealloc, pv_obj_dealloc },
+	{ 0, NULL }
+};
+
+static PyType_Spec cm_spec = {
+	.name = "pyverbs.base.PyverbsCM",
+	.basicsize = sizeof(struct pv_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = cm_slots,
+};
+
+int pv_object_init_types(PyObject *m)
+{
+	if (pv_add_type(m, &pobj_spec, NULL, &pv.PyverbsObject))
+		return -1;
+	return pv_add_type(m, &cm_spec, pv.PyverbsObject, &pv.PyverbsCM);
+}

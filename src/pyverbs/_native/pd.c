@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * PD: a protection domain (ibv_alloc_pd / ibv_dealloc_pd), and its import
+ * (ibv_import_pd / ibv_unimport_pd) where rdma-core has it.
+ */
+#include <errno.h>
+
+#include "pyverbs.h"
+
+static int pd_destroy(struct pv_obj *o)
+{
+	struct pv_pd *self = (struct pv_pd *)o;
+	int rc;
+
+	if (!self->pd)
+		return 0;
+	if (self->imported) {
+#if HAVE_IBV_IMPORT_PD
+		ibv_unimport_pd(self->pd);
+#endif
+		self->pd = NULL;
+		return 0;
+	}
+	rc = ibv_dealloc_pd(self->pd);	/* returns errno */
+	if (rc) {
+		pv_raise_rc(rc, "ibv_dealloc_pd", "Failed to dealloc PD");
+		return -1;
+	}
+	self->pd = NULL;
+	return 0;
+}
+
+static int pd_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "creator", "handle", NULL };
+	struct pv_pd *self = (struct pv_pd *)obj;
+	PyObject *creator, *handle = Py_None;
+	struct pv_context *ctx;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:PD", kwlist, &creator,
+					 &handle))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("PD is already initialised");
+		return -1;
+	}
+	if (!PyObject_TypeCheck(creator, pv.Context)) {
+		PyErr_Format(PyExc_TypeError,
+			     "PD creator must be a Context, not %.100s",
+			     Py_TYPE(creator)->tp_name);
+		return -1;
+	}
+	ctx = (struct pv_context *)creator;
+	if (pv_check_open(&ctx->obj))
+		return -1;
+	pv_obj_setup(&self->obj, pd_destroy);
+	if (handle != Py_None) {
+#if HAVE_IBV_IMPORT_PD
+		uint32_t h;
+
+		if (!pv_conv_u32(handle, &h))
+			return -1;
+		self->pd = ibv_import_pd(ctx->ctx, h);
+		if (!self->pd) {
+			pv_raise_errno("ibv_import_pd",
+				       "Failed to import PD");
+			return -1;
+		}
+		self->imported = 1;
+#else
+		pv_raise_unsupported("PD import (ibv_import_pd)");
+		return -1;
+#endif
+	} else {
+		self->pd = ibv_alloc_pd(ctx->ctx);
+		if (!self->pd) {
+			pv_raise_errno("ibv_alloc_pd", "Failed to allocate PD");
+			return -1;
+		}
+	}
+	if (pv_obj_link(&self->obj, &ctx->obj)) {
+		pd_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *pd_get_handle(PyObject *obj, void *closure)
+{
+	struct pv_pd *self = (struct pv_pd *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromUnsignedLong(self->pd->handle);
+}
+
+static PyObject *pd_get_pd(PyObject *obj, void *closure)
+{
+	struct pv_pd *self = (struct pv_pd *)obj;
+
+	return PyLong_FromVoidPtr(self->obj.closed ? NULL : self->pd);
+}
+
+static PyObject *pd_get_ctx(PyObject *obj, void *closure)
+{
+	struct pv_obj *ctx = pv_obj_parent(&((struct pv_pd *)obj)->obj, 0);
+
+	return Py_NewRef(ctx ? (PyObject *)ctx : Py_None);
+}
+
+static PyObject *pd_unimport(PyObject *obj, PyObject *unused)
+{
+	struct pv_pd *self = (struct pv_pd *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	if (!self->imported)
+		return pv_raise_user("This PD was not imported");
+	if (pv_close(&self->obj))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef pd_methods[] = {
+	{ "unimport", pd_unimport, METH_NOARGS,
+	  "unimport($self, /)\n--\n\n"
+	  "Release an imported PD without destroying it (ibv_unimport_pd)." },
+	{ NULL }
+};
+
+static PyGetSetDef pd_getset[] = {
+	{ "handle", pd_get_handle, NULL, "The kernel handle of the PD.", NULL },
+	{ "pd", pd_get_pd, NULL, "Address of the struct ibv_pd (0 if closed).",
+	  NULL },
+	{ "ctx", pd_get_ctx, NULL, "The Context this PD belongs to.", NULL },
+	{ NULL }
+};
+
+static PyObject *pd_repr(PyObject *obj)
+{
+	struct pv_pd *self = (struct pv_pd *)obj;
+
+	if (self->obj.closed)
+		return PyUnicode_FromString("<PD closed>");
+	return PyUnicode_FromFormat("<PD handle=%u>", self->pd->handle);
+}
+
+static PyType_Slot pd_slots[] = {
+	{ Py_tp_doc, "PD(creator, handle=None)\n--\n\n"
+		     "A protection domain on a Context; with handle, import the "
+		     "PD of another process sharing the Context." },
+	{ Py_tp_init, pd_init },
+	{ Py_tp_methods, pd_methods },
+	{ Py_tp_getset, pd_getset },
+	{ Py_tp_repr, pd_repr },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec pd_spec = {
+	.name = "pyverbs.pd.PD",
+	.basicsize = sizeof(struct pv_pd),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = pd_slots,
+};
+
+int pv_pd_init_types(PyObject *m)
+{
+	return pv_add_type(m, &pd_spec, pv.PyverbsCM, &pv.PD);
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * pyverbs-c: shared declarations of the native layer (pyverbs._verbs).
+ *
+ * Every file of the extension includes this header.  It holds:
+ *   - the module state (types and exception classes), one global instance;
+ *   - the lifetime machinery shared by every handle object (object.c);
+ *   - the two error helpers (errors.c);
+ *   - the declarative field tables and strict integer converters (field.c);
+ *   - the object structs that more than one file needs to look into.
+ *
+ * Return conventions: a function returning PyObject * returns NULL with an
+ * exception set on failure; a function returning int returns -1 with an
+ * exception set on failure and 0 (or a non-negative value) on success,
+ * unless its comment says otherwise.
+ */
+#ifndef PYVERBS_H
+#define PYVERBS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "pv_config.h"
+
+#define PV_MODULE "pyverbs._verbs"
+
+/* ------------------------------------------------------------------ */
+/* Lifetime machinery (object.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Intrusive doubly linked list node.  A parent keeps a list head of the
+ * links of its live children; each child owns one link per parent.  The
+ * parent's list holds no reference: a child unlinks itself when closed,
+ * and a child holds a strong reference to every parent until then, so a
+ * parent can never be freed before its children are closed.
+ */
+struct pv_list {
+	struct pv_list *prev, *next;
+};
+
+struct pv_obj;
+
+struct pv_parent_link {
+	struct pv_obj *parent;	/* strong reference while linked */
+	struct pv_obj *self;	/* the child owning this link */
+	struct pv_list node;	/* in parent->children */
+};
+
+#define PV_MAX_PARENTS 5
+
+/*
+ * destroy() releases the C resource of an open object (ibv_destroy_*).  It
+ * is called by pv_close() after every child is closed and before the links
+ * to the parents are dropped.  It returns 0, or -1 with an exception set, in
+ * which case the object stays open (and linked) so that the caller can
+ * retry.
+ */
+typedef int (*pv_destroy_fn)(struct pv_obj *self);
+
+/* Common head of every handle object (Context, PD, MR, CQ, QP, AH, ...). */
+struct pv_obj {
+	PyObject_HEAD
+	PyObject *weakreflist;
+	PyObject *dict;
+	pv_destroy_fn destroy;
+	struct pv_list children;
+	struct pv_parent_link parents[PV_MAX_PARENTS];
+	unsigned char nparents;
+	unsigned char closed;	/* close() has completed, or never opened */
+	unsigned char closing;	/* close() is cascading through children */
+	int busy;		/* blocking calls running with the GIL released */
+};
+
+#define PV_OBJ(o) ((struct pv_obj *)(o))
+
+/*
+ * Call once from tp_new/tp_init before anything else touches the object:
+ * sets destroy and an empty child list.  The object counts as closed until
+ * pv_obj_opened() is called (after the C resource exists), so that a failed
+ * constructor leaves an object whose close() and finalizer do nothing.
+ */
+void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy);
+static inline void pv_obj_opened(struct pv_obj *o)
+{
+	o->closed = 0;
+}
+
+/* Link child to parent: takes a strong reference to parent.  Fails (user
+ * error) when the parent is closed or the parent slots are exhausted. */
+int pv_obj_link(struct pv_obj *child, struct pv_obj *parent);
+
+/* Close children (newest first), destroy, then drop the parent links.
+ * Idempotent.  Returns 0 or -1 with an exception set. */
+int pv_close(struct pv_obj *o);
+
+/* Raise PyverbsUserError("<Type> is closed") and return -1 if o is closed. */
+int pv_check_open_slow(struct pv_obj *o);
+static inline int pv_check_open(struct pv_obj *o)
+{
+	return o->closed ? pv_check_open_slow(o) : 0;
+}
+
+/* Mark a blocking call in progress; close() refuses while busy. */
+static inline void pv_busy_enter(struct pv_obj *o)
+{
+	o->busy++;
+}
+static inline void pv_busy_leave(struct pv_obj *o)
+{
+	o->busy--;
+}
+
+/* The parent linked in slot i, or NULL. */
+static inline struct pv_obj *pv_obj_parent(struct pv_obj *o, int i)
+{
+	return i < o->nparents ? o->parents[i].parent : NULL;
+}
+
+/* Is 'anc' a parent, grand-parent, ... of o (used for "same Context"
+ * checks). */
+int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc);
+
+/* Generic slots for handle types: subtypes with extra PyObject fields
+ * call these from their own traverse/clear. */
+int pv_obj_traverse(struct pv_obj *o, visitproc visit, void *arg);
+int pv_obj_clear(struct pv_obj *o);
+void pv_obj_dealloc(PyObject *o);
+/* tp_traverse / tp_clear of a handle type with no PyObject fields of its
+ * own; a GC heap type must name its traverse slot, so list PV_CM_SLOTS in
+ * the type's slots. */
+int pv_cm_traverse(PyObject *self, visitproc visit, void *arg);
+int pv_cm_clear(PyObject *self);
+#define PV_CM_SLOTS \
+	{ Py_tp_traverse, pv_cm_traverse }, { Py_tp_clear, pv_cm_clear }
+void pv_obj_finalize(PyObject *o);
+
+/* ------------------------------------------------------------------ */
+/* Errors (errors.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * libibverbs has two conventions: functions that return an errno value
+ * (ibv_modify_qp, ibv_post_send, ibv_dealloc_pd, ...) and functions that
+ * return NULL/-1 and set errno (ibv_alloc_pd, ibv_reg_mr, ibv_open_device
+ * ...).  Use pv_raise_rc() for the first and pv_raise_errno() for the second
+ * so that every call site is visibly right.  Both raise PyverbsRDMAError
+ * with error_code and func set, and return NULL.
+ *
+ * msg is a printf-style format (PyUnicode_FromFormat).
+ */
+PyObject *pv_raise_rc(int rc, const char *func, const char *msg, ...);
+PyObject *pv_raise_errno(const char *func, const char *msg, ...);
+/* PyverbsUserError(msg); returns NULL. */
+PyObject *pv_raise_user(const char *msg, ...);
+/* PyverbsError(msg); returns NULL. */
+PyObject *pv_raise_error(const char *msg, ...);
+/* "<what> is not supported by this build (rdma-core too old)" */
+PyObject *pv_raise_unsupported(const char *what);
+
+/* ------------------------------------------------------------------ */
+/* Field tables and strict converters (field.c)                        */
+/* ------------------------------------------------------------------ */
+
+enum pv_ftype {
+	PV_FT_U8,
+	PV_FT_U16,
+	PV_FT_U32,
+	PV_FT_U64,
+	PV_FT_I32,
+	PV_FT_I64,
+};
+
+/* Pick the field type from the C member's own type: a mistyped table entry
+ * fails to compile instead of silently truncating. */
+#define PV_FTYPE(x)                                                     \
+	_Generic((x),                                                   \
+		unsigned char: PV_FT_U8,                                \
+		unsigned short: PV_FT_U16,                              \
+		unsigned int: PV_FT_U32,                                \
+		unsigned long: PV_FT_U64,                               \
+		unsigned long long: PV_FT_U64,                          \
+		int: PV_FT_I32,                                         \
+		long: PV_FT_I64,                                        \
+		long long: PV_FT_I64)
+
+#define PV_FLAG_RO 1
+
+struct pv_field {
+	const char *name;
+	Py_ssize_t offset;	/* from the start of the Python object */
+	unsigned char type;	/* enum pv_ftype */
+	unsigned char flags;	/* PV_FLAG_* */
+	const char *doc;
+};
+
+/* A read-write integer attribute stored at obj->member. */
+#define PV_FIELD(st, member, pyname)                                    \
+	{ pyname, offsetof(st, member), PV_FTYPE(((st *)0)->member), 0, NULL }
+#define PV_FIELD_RO(st, member, pyname)                                 \
+	{ pyname, offsetof(st, member), PV_FTYPE(((st *)0)->member),    \
+	  PV_FLAG_RO, NULL }
+#define PV_FIELD_END { NULL, 0, 0, 0, NULL }
+
+/* Build a NULL-terminated getset table: one entry per field (getter and, if
+ * not read-only, a range-checked setter), then the entries of extra (may be
+ * NULL).  The returned array lives for the life of the process. */
+PyGetSetDef *pv_fields_getset(const struct pv_field *fields,
+			      const PyGetSetDef *extra);
+PyObject *pv_field_get(PyObject *self, void *closure);
+int pv_field_set(PyObject *self, PyObject *value, void *closure);
+/* Find a field by name in a table (NULL if absent). */
+const struct pv_field *pv_field_find(const struct pv_field *fields,
+				     const char *name);
+/* Store value into field f of self (range-checked). */
+int pv_field_store(PyObject *self, const struct pv_field *f, PyObject *value);
+
+/*
+ * Strict integer conversion: value must be an int (or have __index__; bool
+ * and float are refused), and within [0, max] for unsigned kinds.  Raises
+ * TypeError/OverflowError naming 'what'.  Return 0 or -1.
+ */
+int pv_to_u64(PyObject *v, uint64_t max, uint64_t *out, const char *what);
+int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
+	      const char *what);
+/* O& converters for PyArg_Parse*: "None" is refused. */
+int pv_conv_u8(PyObject *v, void *out);
+int pv_conv_u16(PyObject *v, void *out);
+int pv_conv_u32(PyObject *v, void *out);
+int pv_conv_u64(PyObject *v, void *out);
+int pv_conv_int(PyObject *v, void *out);	/* C int, any sign */
+int pv_conv_uint(PyObject *v, void *out);	/* C int, >= 0 */
+int pv_conv_size(PyObject *v, void *out);	/* size_t */
+
+/* ------------------------------------------------------------------ */
+/* Module state                                                        */
+/* ------------------------------------------------------------------ */
+
+struct pv_state {
+	/* exceptions, from pyverbs.pyverbs_error */
+	PyObject *PyverbsError;
+	PyObject *PyverbsRDMAError;
+	PyObject *PyverbsUserError;
+
+	/* bases */
+	PyTypeObject *PyverbsObject;
+	PyTypeObject *PyverbsCM;
+
+	/* device / context.c */
+	PyTypeObject *Context;
+	PyTypeObject *DeviceAttr;
+	PyTypeObject *DeviceAttrEx;
+	PyTypeObject *PortAttr;
+	PyTypeObject *GIDEntry;
+	PyTypeObject *AsyncEvent;
+	/* pd.c */
+	PyTypeObject *PD;
+	/* mr.c */
+	PyTypeObject *MR;
+	/* cq.c */
+	PyTypeObject *CompChannel;
+	PyTypeObject *CQ;
+	PyTypeObject *WC;
+	/* addr.c */
+	PyTypeObject *GID;
+	PyTypeObject *GRH;
+	PyTypeObject *GlobalRoute;
+	PyTypeObject *AHAttr;
+	PyTypeObject *AH;
+	/* wr.c */
+	PyTypeObject *SGE;
+	PyTypeObject *SendWR;
+	PyTypeObject *RecvWR;
+	/* qp.c */
+	PyTypeObject *QPCap;
+	PyTypeObject *QPInitAttr;
+	PyTypeObject *QPInitAttrEx;
+	PyTypeObject *QPAttr;
+	PyTypeObject *QP;
+};
+
+extern struct pv_state pv;
+
+/*
+ * Create a heap type from spec, with the given base (NULL: object), store
+ * it in *slot and add it to module m under its short name.
+ */
+int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
+		PyTypeObject **slot);
+
+/* Per-file type registration, called by module.c in dependency order. */
+int pv_object_init_types(PyObject *m);
+int pv_context_init_types(PyObject *m);
+int pv_pd_init_types(PyObject *m);
+int pv_mr_init_types(PyObject *m);
+int pv_cq_init_types(PyObject *m);
+int pv_addr_init_types(PyObject *m);
+int pv_wr_init_types(PyObject *m);
+int pv_qp_init_types(PyObject *m);
+int pv_enums_init(PyObject *m);
+
+/* ------------------------------------------------------------------ */
+/* Object structs shared between files                                 */
+/* ------------------------------------------------------------------ */
+
+/* context.c */
+struct pv_context {
+	struct pv_obj obj;
+	struct ibv_context *ctx;
+	PyObject *name;		/* str */
+	int imported;		/* from cmd_fd: not ours to close */
+};
+
+/* pd.c; parents[0] is the Context */
+struct pv_pd {
+	struct pv_obj obj;
+	struct ibv_pd *pd;
+	int imported;
+};
+
+/* mr.c; parents[0] is the PD */
+struct pv_mr {
+	struct pv_obj obj;
+	struct ibv_mr *mr;
+	void *buf;		/* start of the registered memory */
+	size_t length;
+	void *own_buf;		/* memory pyverbs allocated, or NULL */
+	size_t own_len;		/* its mapped size */
+	int own_mmap;		/* own_buf came from mmap (huge pages) */
+	Py_buffer user;		/* a caller's buffer we hold, if has_user */
+	int has_user;
+	Py_ssize_t exports;	/* live memoryviews of our memory */
+	int imported;
+};
+
+/* cq.c; CompChannel parents[0] is the Context */
+struct pv_comp_channel {
+	struct pv_obj obj;
+	struct ibv_comp_channel *cc;
+};
+
+/* cq.c; parents[0] is the Context, parents[1] the CompChannel if any */
+struct pv_cq {
+	struct pv_obj obj;
+	struct ibv_cq *cq;
+	PyObject *cq_context;
+	struct pv_comp_channel *channel;	/* borrowed: parents[1] */
+	unsigned int num_events;	/* events got but not acked yet */
+};
+
+/* cq.c: a work completion, plain data */
+struct pv_wc {
+	PyObject_HEAD
+	struct ibv_wc wc;
+};
+PyObject *pv_wc_new(const struct ibv_wc *wc);
+
+/* addr.c */
+struct pv_gid {
+	PyObject_HEAD
+	union ibv_gid gid;
+};
+struct pv_grh {
+	PyObject_HEAD
+	struct ibv_grh grh;
+};
+struct pv_global_route {
+	PyObject_HEAD
+	struct ibv_global_route gr;
+};
+struct pv_ah_attr {
+	PyObject_HEAD
+	struct ibv_ah_attr ah;
+};
+/* parents[0] is the PD */
+struct pv_ah {
+	struct pv_obj obj;
+	struct ibv_ah *ah;
+};
+PyObject *pv_gid_new(const union ibv_gid *gid);
+PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
+
+/* wr.c */
+#define PV_WR_INLINE_SGES 2
+struct pv_sge {
+	PyObject_HEAD
+	struct ibv_sge sge;
+};
+/*
+ * A send WR.  wr.sg_list points at sge_inline when num_sge fits, else at a
+ * PyMem allocation owned by the object.  wr.next is kept in step with
+ * next_wr (a strong reference), so a chain is always valid C memory while
+ * its head is alive.  ah holds the AH given to set_wr_ud() so that it
+ * outlives the WR; post_send() refuses a WR whose AH was closed.
+ */
+struct pv_send_wr {
+	PyObject_HEAD
+	struct ibv_send_wr wr;
+	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
+	PyObject *next_wr;
+	struct pv_ah *ah;
+	unsigned char in_post;	/* scratch flag used while posting a list */
+};
+struct pv_recv_wr {
+	PyObject_HEAD
+	struct ibv_recv_wr wr;
+	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
+	PyObject *next_wr;
+	unsigned char in_post;
+};
+
+/* qp.c; parents: PD or Context, send CQ, recv CQ (when distinct) */
+struct pv_qp {
+	struct pv_obj obj;
+	struct ibv_qp *qp;
+	struct pv_pd *pd;	/* borrowed: one of parents, or NULL */
+	struct pv_cq *scq;	/* borrowed */
+	struct pv_cq *rcq;	/* borrowed */
+	PyObject *qp_context;
+	enum ibv_qp_type qp_type;
+};
+
+#endif /* PYVERBS_H */

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""Base classes and small helpers shared by every pyverbs module."""
+import ctypes
+import logging
+
+from pyverbs._verbs import PyverbsObject, PyverbsCM
+from pyverbs.pyverbs_error import PyverbsRDMAError
+
+logging.basicConfig(format='[%(levelname)s] %(asctime)s %(filename)s:'
+                           '%(lineno)s: %(message)s', level=logging.INFO)
+
+__all__ = ['PyverbsObject', 'PyverbsCM', 'PyverbsRDMAError',
+           'PyverbsRDMAErrno', 'inc_rkey']
+
+
+def PyverbsRDMAErrno(msg):
+    """PyverbsRDMAError(msg) carrying the calling thread's current errno."""
+    return PyverbsRDMAError(msg, ctypes.get_errno())
+
+
+def inc_rkey(rkey):
+    """The next rkey value for the same memory window (ibv_inc_rkey)."""
+    # ibv_inc_rkey() keeps the index (upper 24 bits) and bumps the key byte.
+    return (rkey & 0xffffff00) | ((rkey + 1) & 0xff)
