@@ -381,7 +381,11 @@ struct pv_ah {
 	struct pv_obj obj;
 	struct ibv_ah *ah;
 };
+/* A new GID object holding a copy of *gid. */
 PyObject *pv_gid_new(const union ibv_gid *gid);
+/* Fill *out from a GID object, a 'xxxx:...:xxxx' string or 16 raw bytes
+ * (TypeError/ValueError/PyverbsUserError otherwise). */
+int pv_gid_from_obj(PyObject *v, union ibv_gid *out);
 PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
 
 /* wr.c */
