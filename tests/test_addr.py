@@ -4,11 +4,13 @@ import errno
 import pickle
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from pyverbs.addr import GID, GRH, GlobalRoute, AHAttr, AH
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 
+# the host is shared: no deadline; a few dozen examples per property
+PROPERTY = settings(deadline=None, max_examples=60)
 LL_GID = 'fe80:0000:0000:0000:0202:c9ff:fe00:0001'
 LL_RAW = bytes.fromhex('fe800000000000000202c9fffe000001')
 ZERO_GID = '0000:0000:0000:0000:0000:0000:0000:0000'
@@ -54,6 +56,7 @@ def test_gid_from_raw_bytes_and_gid():
     assert src.gid == LL_GID
 
 
+@PROPERTY
 @given(st.binary(min_size=16, max_size=16))
 def test_gid_roundtrip(raw):
     text = gid_text(raw)
@@ -200,6 +203,7 @@ def test_grh_field_ranges(name, top):
         GRH(**{name: 1.5})
 
 
+@PROPERTY
 @given(st.sampled_from(GRH_FIELDS), st.data())
 def test_grh_fields_property(field, data):
     name, top = field
@@ -261,6 +265,7 @@ def test_global_route_field_ranges(name, top):
         GlobalRoute(**{name: top + 1})
 
 
+@PROPERTY
 @given(st.sampled_from(GR_FIELDS), st.data())
 def test_global_route_fields_property(field, data):
     name, top = field
@@ -379,6 +384,7 @@ def test_ah_attr_field_ranges(name, top):
         AHAttr(**{name: 1.5})
 
 
+@PROPERTY
 @given(st.sampled_from(AHATTR_FIELDS), st.data())
 def test_ah_attr_fields_property(field, data):
     name, top = field

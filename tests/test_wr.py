@@ -7,12 +7,14 @@ import sys
 import weakref
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import pyverbs.enums as e
 from pyverbs.pyverbs_error import PyverbsUserError
 from pyverbs.wr import SGE, RecvWR, SendWR, send_flags_to_str
 
+# the host is shared: no deadline; a few dozen examples per property
+PROPERTY = settings(deadline=None, max_examples=60)
 FMT = '{:22}: {:<20}\n'
 U32, U64 = 0xffffffff, 0xffffffffffffffff
 
@@ -67,6 +69,7 @@ def test_sge_field_ranges(name, top):
     assert getattr(s, name) == top
 
 
+@PROPERTY
 @given(st.integers(0, U64), st.integers(0, U32), st.integers(0, U32))
 def test_sge_fields_property(addr, length, lkey):
     s = SGE(addr, length, lkey)
@@ -267,6 +270,7 @@ def test_recv_wr_reinit_refuses_cycle():
     assert a.wr_id == 4 and a.num_sge == 3 and a.next_wr is None
 
 
+@PROPERTY
 @given(st.integers(0, U64))
 def test_recv_wr_wr_id(v):
     r = RecvWR(wr_id=v, sg=sges(1))
@@ -382,6 +386,7 @@ def test_send_wr_field_ranges(name, top):
     assert getattr(w, name) == top
 
 
+@PROPERTY
 @given(st.sampled_from(SENDWR_FIELDS), st.data())
 def test_send_wr_fields_property(field, data):
     name, top = field
