@@ -2,6 +2,9 @@
 """Work requests: scatter/gather elements, send and receive WRs."""
 from pyverbs._verbs import SGE, RecvWR, SendWR
 from pyverbs._unimplemented import fill_missing
+# the defaults named in SendWR's signature (inspect.signature resolves them
+# here)
+from pyverbs.enums import IBV_WR_SEND, IBV_SEND_SIGNALED  # noqa: F401
 
 __all__ = ['SGE', 'RecvWR', 'SendWR', 'send_flags_to_str']
 

@@ -500,6 +500,13 @@ struct pv_recv_wr {
  * naming the WR's index in the chain.
  */
 int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt);
+/*
+ * Make dst a copy of src (upstream's bad_wr): every field, the SGEs (into
+ * dst's own storage, sg_cap updated) and the AH reference; dst keeps its own
+ * next_wr and wr.next.  Returns 0 or -1 (MemoryError).
+ */
+int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src);
+int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src);
 
 /* qp.c; parents: PD or Context, send CQ, recv CQ (when distinct) */
 struct pv_qp {

@@ -539,6 +539,27 @@ static int sg_store(struct ibv_sge **list, struct ibv_sge *inl,
 	return 0;
 }
 
+/* sg_store() from a C array (src must not be *list's storage). */
+static int sg_store_raw(struct ibv_sge **list, struct ibv_sge *inl,
+			const struct ibv_sge *src, int n)
+{
+	struct ibv_sge *dst = inl;
+
+	if (n > PV_WR_INLINE_SGES) {
+		dst = PyMem_Malloc((size_t)n * sizeof(*dst));
+		if (!dst) {
+			PyErr_NoMemory();
+			return -1;
+		}
+	}
+	if (n)
+		memmove(dst, src, (size_t)n * sizeof(*dst));
+	if (*list && *list != inl && *list != dst)
+		PyMem_Free(*list);
+	*list = dst;
+	return 0;
+}
+
 static void sg_free(struct ibv_sge **list, struct ibv_sge *inl)
 {
 	if (*list && *list != inl)
@@ -1123,6 +1144,40 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src)
+{
+	struct ibv_send_wr w = src->wr;
+	int n = src->wr.num_sge;
+
+	if (dst == src)
+		return 0;
+	w.sg_list = dst->wr.sg_list;
+	if (sg_store_raw(&w.sg_list, dst->sge_inline, src->wr.sg_list, n))
+		return -1;
+	w.next = dst->wr.next;
+	dst->wr = w;
+	dst->sg_cap = n;
+	if (src->ah || dst->ah)
+		sendwr_set_ah(dst, (PyObject *)src->ah);
+	return 0;
+}
+
+int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src)
+{
+	struct ibv_recv_wr w = src->wr;
+	int n = src->wr.num_sge;
+
+	if (dst == src)
+		return 0;
+	w.sg_list = dst->wr.sg_list;
+	if (sg_store_raw(&w.sg_list, dst->sge_inline, src->wr.sg_list, n))
+		return -1;
+	w.next = dst->wr.next;
+	dst->wr = w;
+	dst->sg_cap = n;
 	return 0;
 }
 
