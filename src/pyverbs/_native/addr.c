@@ -337,8 +337,8 @@ static int grh_init(PyObject *obj, PyObject *args, PyObject *kw)
 static PyType_Slot grh_slots[] = {
 	{ Py_tp_doc, "GRH(sgid=None, dgid=None, version_tclass_flow=0, "
 		     "paylen=0, next_hdr=0, hop_limit=1)\n--\n\n"
-		     "A global routing header (struct ibv_grh), as found in the "
-		     "first 40 bytes\nof a UD receive buffer.  "
+		     "A global routing header (struct ibv_grh), as found in "
+		     "the first 40 bytes\nof a UD receive buffer.  "
 		     "version_tclass_flow and paylen are kept as stored\n"
 		     "(big endian)." },
 	{ Py_tp_init, grh_init },
@@ -407,7 +407,8 @@ static PyObject *gr_new_from(const struct ibv_global_route *gr)
 static PyType_Slot gr_slots[] = {
 	{ Py_tp_doc, "GlobalRoute(dgid=None, flow_label=0, sgid_index=0, "
 		     "hop_limit=1, traffic_class=0)\n--\n\n"
-		     "The GRH values of an address (struct ibv_global_route)." },
+		     "The GRH values of an address "
+		     "(struct ibv_global_route)." },
 	{ Py_tp_init, gr_init },
 	{ Py_tp_getset, NULL },
 	{ 0, NULL }
@@ -462,7 +463,8 @@ static int ahattr_set_is_global(PyObject *obj, PyObject *v, void *closure)
 	uint8_t x;
 
 	if (!v) {
-		PyErr_SetString(PyExc_AttributeError, "cannot delete is_global");
+		PyErr_SetString(PyExc_AttributeError,
+				"cannot delete is_global");
 		return -1;
 	}
 	if (PyBool_Check(v)) {
@@ -516,9 +518,9 @@ static int ahattr_set_gr(PyObject *obj, PyObject *v, void *closure)
 	return 0;
 }
 
-#define AHATTR_GRH_GS(i, doc)                                           \
-	{ (char *)ahattr_grh_fields[i].name, ahattr_get_grh_field,      \
-	  pv_field_set, doc, (void *)&ahattr_grh_fields[i] }
+#define AHATTR_GRH_GS(i, name, doc)                                     \
+	{ name, ahattr_get_grh_field, pv_field_set, doc,                \
+	  (void *)&ahattr_grh_fields[i] }
 
 static const PyGetSetDef ahattr_extra[] = {
 	{ "is_global", ahattr_get_is_global, ahattr_set_is_global,
@@ -526,10 +528,14 @@ static const PyGetSetDef ahattr_extra[] = {
 	  NULL },
 	{ "dgid", ahattr_get_dgid, ahattr_set_dgid,
 	  "Destination GID as a string (None unless is_global).", NULL },
-	AHATTR_GRH_GS(0, "Flow label (None unless is_global)."),
-	AHATTR_GRH_GS(1, "Source GID index (None unless is_global)."),
-	AHATTR_GRH_GS(2, "Hop limit (None unless is_global)."),
-	AHATTR_GRH_GS(3, "Traffic class (None unless is_global)."),
+	AHATTR_GRH_GS(0, "flow_label",
+		      "Flow label (None unless is_global)."),
+	AHATTR_GRH_GS(1, "sgid_index",
+		      "Source GID index (None unless is_global)."),
+	AHATTR_GRH_GS(2, "hop_limit",
+		      "Hop limit (None unless is_global)."),
+	AHATTR_GRH_GS(3, "traffic_class",
+		      "Traffic class (None unless is_global)."),
 	{ "gr", ahattr_get_gr, ahattr_set_gr,
 	  "The GRH fields as a GlobalRoute (a copy; set copies in).", NULL },
 	{ NULL }
@@ -601,7 +607,8 @@ static PyType_Slot ahattr_slots[] = {
 		     "is_global=0, port_num=1, gr=None)\n--\n\n"
 		     "Address handle attributes (struct ibv_ah_attr).  With "
 		     "is_global, gr (a\nGlobalRoute) gives the GRH fields "
-		     "(dgid, flow_label, sgid_index,\nhop_limit, traffic_class), "
+		     "(dgid, flow_label, sgid_index,\nhop_limit, "
+		     "traffic_class), "
 		     "also readable here directly." },
 	{ Py_tp_init, ahattr_init },
 	{ Py_tp_methods, ahattr_methods },
@@ -736,8 +743,9 @@ static int ah_init(PyObject *obj, PyObject *args, PyObject *kw)
 		}
 	} else {
 		PyErr_SetString(PyExc_TypeError,
-				"AH(pd, attr=AHAttr) or AH(pd, wc=WC, grh=addr, "
-				"port_num=N): no attr nor wc given");
+				"AH(pd, attr=AHAttr) or AH(pd, wc=WC, "
+				"grh=addr, port_num=N): no attr nor wc "
+				"given");
 		return -1;
 	}
 	if (pv_obj_link(&self->obj, &pd->obj)) {
