@@ -113,7 +113,7 @@ def main():
         print(dev.name, dev.guid, dev.node_type, dev.transport_type,
               dev.index)
     for dev in sorted(devs, key=lambda x: x.name):
-        print('=== ', dev.name.decode())
+        print(f'=== {dev.name.decode()}')
         dump_context(dev.name.decode(), with_gid)
     attempt('Context nope', lambda: d.Context(name='nope'))
     attempt('Context', lambda: d.Context())
