@@ -413,7 +413,44 @@ struct pv_recv_wr {
 	unsigned char in_post;
 };
 
-/* qp.c; parents: PD or Context, send CQ, recv CQ (when distinct) */
+/*
+ * qp.c: attribute objects.  The pointers of the embedded init attributes
+ * (send_cq, recv_cq, srq, pd, qp_context) are filled from the Python objects
+ * held beside them when a QP is created, never earlier, so that a closed CQ
+ * or PD is refused instead of being passed to libibverbs.  ibv_create_qp()
+ * writes the actual capabilities back into attr.cap, as upstream shows.
+ */
+struct pv_qp_cap {
+	PyObject_HEAD
+	struct ibv_qp_cap cap;
+};
+struct pv_qp_init_attr {
+	PyObject_HEAD
+	struct ibv_qp_init_attr attr;
+	PyObject *qp_context;	/* any object, or None */
+	PyObject *scq, *rcq;	/* CQ or None */
+	PyObject *srq;		/* None (SRQ not implemented yet) */
+};
+struct pv_qp_init_attr_ex {
+	PyObject_HEAD
+	struct ibv_qp_init_attr_ex attr;
+	PyObject *qp_context;
+	PyObject *scq, *rcq;
+	PyObject *srq, *xrcd, *ind_table;	/* None (not implemented yet) */
+	PyObject *pd;		/* PD or None */
+};
+struct pv_qp_attr {
+	PyObject_HEAD
+	struct ibv_qp_attr attr;
+};
+
+/*
+ * qp.c; parents: PD (created by ibv_create_qp) or Context (ibv_create_qp_ex)
+ * then the PD of the init attributes if any, the send CQ, and the receive
+ * CQ when distinct.  qp->qp_context is the QP object itself (borrowed: the
+ * ibv_qp never outlives it), so an async event can name its QP; the user's
+ * qp_context is kept in qp_context.
+ */
 struct pv_qp {
 	struct pv_obj obj;
 	struct ibv_qp *qp;
