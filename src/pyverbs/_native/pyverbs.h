@@ -115,6 +115,9 @@ static inline void pv_busy_leave(struct pv_obj *o)
 	o->busy--;
 }
 
+/* Replace the parent in slot (rereg to another PD, ...). */
+int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent);
+
 /* The parent linked in slot i, or NULL. */
 static inline struct pv_obj *pv_obj_parent(struct pv_obj *o, int i)
 {
