@@ -384,27 +384,41 @@ struct pv_ah {
 	struct pv_obj obj;
 	struct ibv_ah *ah;
 };
+/* A new GID object holding a copy of *gid. */
 PyObject *pv_gid_new(const union ibv_gid *gid);
+/* Fill *out from a GID object, a 'xxxx:...:xxxx' string or 16 raw bytes
+ * (TypeError/ValueError/PyverbsUserError otherwise). */
+int pv_gid_from_obj(PyObject *v, union ibv_gid *out);
 PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
 
 /* wr.c */
+/*
+ * Copy len bytes at address addr of this process into dst without trusting
+ * the address: an unmapped or unreadable range raises PyverbsUserError
+ * instead of crashing (process_vm_readv on our own pid).  Returns 0 or -1.
+ */
+int pv_read_mem(void *dst, uint64_t addr, size_t len);
+
 #define PV_WR_INLINE_SGES 2
 struct pv_sge {
 	PyObject_HEAD
 	struct ibv_sge sge;
 };
 /*
- * A send WR.  wr.sg_list points at sge_inline when num_sge fits, else at a
- * PyMem allocation owned by the object.  wr.next is kept in step with
- * next_wr (a strong reference), so a chain is always valid C memory while
- * its head is alive.  ah holds the AH given to set_wr_ud() so that it
- * outlives the WR; post_send() refuses a WR whose AH was closed.
+ * A send WR.  wr.sg_list points at sge_inline when the SGEs fit, else at a
+ * PyMem allocation owned by the object; sg_cap SGEs are stored there and
+ * wr.num_sge <= sg_cap always.  wr.next is kept in step with next_wr (a
+ * strong reference; cycles are refused), so a chain is always valid C
+ * memory while its head is alive.  ah holds the AH given to set_wr_ud() so
+ * that it outlives the WR; wr.wr.ud.ah is only meaningful while ah is set.
+ * Before ibv_post_send(), call pv_send_wr_check() on the head.
  */
 struct pv_send_wr {
 	PyObject_HEAD
 	struct ibv_send_wr wr;
 	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
-	PyObject *next_wr;
+	int sg_cap;
+	PyObject *next_wr;	/* SendWR or NULL */
 	struct pv_ah *ah;
 	unsigned char in_post;	/* scratch flag used while posting a list */
 };
@@ -412,9 +426,17 @@ struct pv_recv_wr {
 	PyObject_HEAD
 	struct ibv_recv_wr wr;
 	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
-	PyObject *next_wr;
+	int sg_cap;
+	PyObject *next_wr;	/* RecvWR or NULL */
 	unsigned char in_post;
 };
+/*
+ * Refuse a chain of send WRs that the provider could not post safely: an AH
+ * that was closed (its PD was closed), a UD QP's WR without set_wr_ud(), a
+ * BIND_MW without a memory window.  Returns 0, or -1 with PyverbsUserError
+ * naming the WR's index in the chain.
+ */
+int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt);
 
 /*
  * qp.c: attribute objects.  The pointers of the embedded init attributes
