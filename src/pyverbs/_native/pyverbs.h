@@ -305,6 +305,7 @@ int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
 int pv_enums_init(PyObject *m);
+int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 
 /* ------------------------------------------------------------------ */
 /* Object structs shared between files                                 */
