@@ -28,7 +28,7 @@ from pyverbs.cq import CQ, CompChannel
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 GRH_SIZE = 40
@@ -117,30 +117,19 @@ class End:
 
 
 def connect(a, b, path_mtu=e.IBV_MTU_1024, access=ALL_ACCESS, rd_atomic=1):
-    """Move a.qp and b.qp to RTS, each addressed to the other (upstream's
-    to_rts() with the attributes of ibv_rc_pingpong).  For UD, each End
+    """Move a.qp and b.qp to RTS, each addressed to the other, through
+    QP.establish() (the attributes of ibv_rc_pingpong).  For UD, each End
     also gets ah, an AH addressing the other."""
     for x, y in ((a, b), (b, a)):
         x.remote = y
-        attr = QPAttr(port_num=x.port, path_mtu=path_mtu,
-                      qp_access_flags=access, pkey_index=0)
         if x.qp_type == e.IBV_QPT_UD:
-            attr.qkey = UD_QKEY
-            attr.sq_psn = x.psn
-            x.qp.to_rts(attr)
+            x.qp.establish(qkey=UD_QKEY, local_psn=x.psn, port_num=x.port)
             x.ah = AH(x.pd, attr=x.ah_attr_to(y))
             continue
-        attr.ah_attr = x.ah_attr_to(y)
-        attr.dest_qp_num = y.qp.qp_num
-        attr.rq_psn = y.psn
-        attr.sq_psn = x.psn
-        attr.max_dest_rd_atomic = rd_atomic
-        attr.max_rd_atomic = rd_atomic
-        attr.min_rnr_timer = 12
-        attr.timeout = 14
-        attr.retry_cnt = 7
-        attr.rnr_retry = 7
-        x.qp.to_rts(attr)
+        x.qp.establish(y.qp.qp_num, y.psn, x.ah_attr_to(y), local_psn=x.psn,
+                       port_num=x.port, path_mtu=path_mtu,
+                       qp_access_flags=access, max_rd_atomic=rd_atomic,
+                       max_dest_rd_atomic=rd_atomic)
 
 
 def pair(ctx, qp_type, ctx2=None, **kw):

@@ -435,6 +435,8 @@ def test_qp_unopened():
         qp.query(1)
     with pytest.raises(PyverbsUserError):
         str(qp)
+    with pytest.raises(PyverbsUserError):
+        qp.establish(1, 2)
     qp.close()
     qp.close()
 
@@ -717,3 +719,27 @@ def test_qp_reinit_refused(pd, cq):
     with QP(pd, qia(cq, e.IBV_QPT_UD)) as qp:
         with pytest.raises(PyverbsUserError):
             qp.__init__(pd, qia(cq, e.IBV_QPT_UD))
+
+
+def test_establish(pd, cq, port, ctx, gid_index):
+    from pyverbs.addr import AHAttr, GlobalRoute
+    with QP(pd, qia(cq, e.IBV_QPT_UD)) as qp:
+        qp.establish(qkey=0x77, local_psn=5, port_num=port)
+        assert qp.qp_state == e.IBV_QPS_RTS
+        qa, _ = qp.query(e.IBV_QP_QKEY | e.IBV_QP_SQ_PSN)
+        assert (qa.qkey, qa.sq_psn) == (0x77, 5)
+    with QP(pd, qia(cq, e.IBV_QPT_RC)) as qp:
+        with pytest.raises(PyverbsUserError, match='ah_attr'):
+            qp.establish(qp.qp_num, 1)
+        gr = GlobalRoute(dgid=ctx.query_gid(port, gid_index),
+                         sgid_index=gid_index)
+        qp.establish(qp.qp_num, 0x10, AHAttr(port_num=port, is_global=1,
+                                             gr=gr),
+                     local_psn=0x20, port_num=port, timeout=10)
+        assert qp.qp_state == e.IBV_QPS_RTS
+        qa, _ = qp.query(e.IBV_QP_RQ_PSN | e.IBV_QP_SQ_PSN |
+                         e.IBV_QP_TIMEOUT | e.IBV_QP_ACCESS_FLAGS)
+        assert (qa.rq_psn, qa.sq_psn, qa.timeout) == (0x10, 0x20, 10)
+        assert qa.qp_access_flags == (e.IBV_ACCESS_LOCAL_WRITE |
+                                      e.IBV_ACCESS_REMOTE_WRITE |
+                                      e.IBV_ACCESS_REMOTE_READ)

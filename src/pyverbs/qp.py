@@ -11,7 +11,8 @@ Differences from upstream pyverbs, all additive:
   QPInitAttr/QPInitAttrEx accept the capability fields (max_send_wr, ...).
 - QP.post_send()/post_recv() also take a list (or tuple) of WRs, posted in
   one call; a failure carries bad_wr_index, the position of the failing WR.
-- QP.establish() moves a QP to RTS in one call (see its docstring).
+- QP.establish(remote_qpn, remote_psn, ah_attr, local_psn=...) moves a QP
+  to RTS in one call, for a connection set up over any side channel.
 - SRQ, XRCD, RWQ indirection tables and RX hash configurations are not
   implemented yet: the init attributes accept only None for them.
 """
@@ -188,6 +189,45 @@ def _qp_str(self):
         f.format('  number', self.qp_num) + \
         f.format('  state', qp_state_to_str(self.qp_state))
 
+
+_CONNECTED = (2, 3, 9, 10)       # RC, UC, XRC_SEND, XRC_RECV
+_DEFAULT_ACCESS = 1 | 2 | 4     # local write, remote write, remote read
+
+
+def _establish(self, remote_qpn=0, remote_psn=0, ah_attr=None, *,
+               local_psn=0, port_num=1, path_mtu=3, pkey_index=0, qkey=0,
+               qp_access_flags=_DEFAULT_ACCESS, max_rd_atomic=1,
+               max_dest_rd_atomic=1, min_rnr_timer=12, timeout=14,
+               retry_cnt=7, rnr_retry=7):
+    """Move the QP from RESET or INIT to RTS in one call, without a CM.
+
+    For RC/UC/XRC QPs, give the peer's QP number and starting PSN and
+    ah_attr, an AHAttr addressing the peer (with a GRH on RoCE); local_psn
+    is the PSN this side starts sending with (the peer's remote_psn).  For
+    UD and raw packet QPs only qkey/local_psn matter.  The other keywords
+    are the QPAttr fields of upstream's to_init/to_rtr/to_rts masks, with
+    the values of ibv_rc_pingpong (path_mtu=IBV_MTU_1024).  The numbers to
+    exchange over any side channel are qp.qp_num, the PSN and the GID.
+    """
+    attr = QPAttr(port_num=port_num, path_mtu=path_mtu,
+                  pkey_index=pkey_index, qkey=qkey,
+                  qp_access_flags=qp_access_flags, sq_psn=local_psn,
+                  rq_psn=remote_psn, dest_qp_num=remote_qpn,
+                  max_rd_atomic=max_rd_atomic,
+                  max_dest_rd_atomic=max_dest_rd_atomic,
+                  min_rnr_timer=min_rnr_timer, timeout=timeout,
+                  retry_cnt=retry_cnt, rnr_retry=rnr_retry)
+    if self.qp_type in _CONNECTED:
+        if ah_attr is None:
+            raise PyverbsUserError('establish() needs ah_attr (the path '
+                                   'to the peer) for a connected QP')
+        attr.ah_attr = ah_attr
+    self.to_rts(attr)
+
+
+_establish.__name__ = 'establish'
+_establish.__qualname__ = 'QP.establish'
+QP.establish = _establish
 
 QPCap.__str__ = _cap_str
 QPInitAttr.__str__ = _init_attr_str
