@@ -260,6 +260,15 @@ struct pv_state {
 	PyTypeObject *PortAttr;
 	PyTypeObject *GIDEntry;
 	PyTypeObject *AsyncEvent;
+	/* device_attr.c */
+	PyTypeObject *QueryDeviceExInput;
+	PyTypeObject *ODPCaps;
+	PyTypeObject *TSOCaps;
+	PyTypeObject *RSSCaps;
+	PyTypeObject *PacketPacingCaps;
+	PyTypeObject *TMCaps;
+	PyTypeObject *CQModerationCaps;
+	PyTypeObject *PCIAtomicCaps;
 	/* pd.c */
 	PyTypeObject *PD;
 	/* mr.c */
@@ -298,6 +307,7 @@ int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 /* Per-file type registration, called by module.c in dependency order. */
 int pv_object_init_types(PyObject *m);
 int pv_context_init_types(PyObject *m);
+int pv_device_attr_init_types(PyObject *m);	/* called by context.c */
 int pv_pd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
@@ -311,13 +321,65 @@ int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 /* Object structs shared between files                                 */
 /* ------------------------------------------------------------------ */
 
-/* context.c */
+/*
+ * context.c.  A provider subclass (Mlx5Context, ...) calls Context.__init__
+ * with attr=...: that finds the device by name and keeps it in 'device'
+ * (dev_list stays allocated so that the ibv_device stays referenced) but
+ * opens nothing and leaves the object closed.  The subclass then opens
+ * 'device' itself, stores the result in 'ctx' and calls pv_obj_opened();
+ * close() calls ibv_close_device(ctx) and frees dev_list.
+ */
 struct pv_context {
 	struct pv_obj obj;
 	struct ibv_context *ctx;
 	PyObject *name;		/* str */
-	int imported;		/* from cmd_fd: not ours to close */
+	int imported;		/* from cmd_fd (still closed with
+				 * ibv_close_device, as its man page says) */
+	struct ibv_device **dev_list;	/* kept while 'device' is used */
+	struct ibv_device *device;	/* the device found by name */
 };
+
+/* device_attr.c: plain-data results of the Context queries */
+struct pv_device_attr {
+	PyObject_HEAD
+	struct ibv_device_attr attr;
+};
+struct pv_device_attr_ex {
+	PyObject_HEAD
+	struct ibv_device_attr_ex attr;
+};
+struct pv_port_attr {
+	PyObject_HEAD
+	struct ibv_port_attr attr;
+};
+struct pv_gid_entry {
+	PyObject_HEAD
+	struct ibv_gid_entry entry;
+};
+struct pv_query_device_ex_input {
+	PyObject_HEAD
+	struct ibv_query_device_ex_input input;
+};
+/*
+ * An async event.  get_async_event() acks the event as soon as it has
+ * copied it (so that no destroy can block on an event Python forgot to
+ * ack); ack() is kept for compatibility and does nothing more.  element is
+ * the QP/CQ object the event is about (None if unknown), or the port
+ * number for port events.
+ */
+struct pv_async_event {
+	PyObject_HEAD
+	struct ibv_async_event event;
+	PyObject *element;
+	int from_ctx;	/* came from get_async_event() */
+};
+PyObject *pv_device_attr_new(const struct ibv_device_attr *attr);
+PyObject *pv_port_attr_new(const struct ibv_port_attr *attr);
+PyObject *pv_gid_entry_new(const struct ibv_gid_entry *entry);
+PyObject *pv_device_attr_ex_new(const struct ibv_device_attr_ex *attr);
+/* Steals the reference to element (which may be NULL: None). */
+PyObject *pv_async_event_new(const struct ibv_async_event *ev,
+			     PyObject *element);
 
 /* pd.c; parents[0] is the Context */
 struct pv_pd {

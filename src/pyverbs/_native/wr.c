@@ -470,9 +470,13 @@ static int sg_collect(const char *fname, PyObject *sg, int *num_sge,
 
 	*none = !sg || sg == Py_None;
 	if (*none) {
+		/* the caller decides: no SGE at all may be fine */
 		*items = NULL;
-		n = 0;
-	} else if (is_sge(sg)) {
+		if (*num_sge < 0)
+			*num_sge = 0;
+		return 0;
+	}
+	if (is_sge(sg)) {
 		/* a single SGE stands for [sge] */
 		one[0] = sg;
 		*items = one;
@@ -495,14 +499,9 @@ static int sg_collect(const char *fname, PyObject *sg, int *num_sge,
 		*num_sge = (int)n;
 	}
 	if (*num_sge > n) {
-		if (*none)
-			PyErr_Format(PyExc_TypeError,
-				     "%s(): num_sge is %d but sg is None",
-				     fname, *num_sge);
-		else
-			PyErr_Format(PyExc_IndexError,
-				     "%s(): num_sge is %d but sg has only %zd "
-				     "SGEs", fname, *num_sge, n);
+		PyErr_Format(PyExc_IndexError,
+			     "%s(): num_sge is %d but sg has only %zd SGEs",
+			     fname, *num_sge, n);
 		return -1;
 	}
 	for (i = 0; i < *num_sge; i++)
@@ -1013,6 +1012,11 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	if ((num_sge < 1 || none) && opcode != IBV_WR_LOCAL_INV &&
 	    opcode != IBV_WR_BIND_MW && opcode != IBV_WR_SEND_WITH_INV) {
 		pv_raise_user("A WR needs at least one SGE");
+		return -1;
+	}
+	if (none && num_sge) {
+		PyErr_Format(PyExc_TypeError,
+			     "SendWR(): num_sge is %d but sg is None", num_sge);
 		return -1;
 	}
 	wr.sg_list = self->wr.sg_list;
