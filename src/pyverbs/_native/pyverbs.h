@@ -409,20 +409,35 @@ struct pv_comp_channel {
 	struct ibv_comp_channel *cc;
 };
 
-/* cq.c; parents[0] is the Context, parents[1] the CompChannel if any */
+/*
+ * cq.c: a CQ or a CQEX (both types share this struct).  parents[0] is the
+ * Context, then the CompChannel if any (channel), then the ParentDomain if
+ * any (CQEX only).  The C cq_context of the ibv_cq is this object itself
+ * (borrowed: valid while the CQ is open); the user's cq_context object is
+ * held in cq_context.
+ */
 struct pv_cq {
 	struct pv_obj obj;
-	struct ibv_cq *cq;
-	PyObject *cq_context;
-	struct pv_comp_channel *channel;	/* borrowed: parents[1] */
+	struct ibv_cq *cq;		/* also ibv_cq_ex_to_cq(cq_ex) */
+	struct ibv_cq_ex *cq_ex;	/* CQEX only, else NULL */
+	PyObject *cq_context;		/* strong, or NULL */
+	struct pv_comp_channel *channel;	/* borrowed: a parent, or NULL */
 	unsigned int num_events;	/* events got but not acked yet */
 };
+
+/* The struct pv_cq of a CQ or CQEX object o that is open; else NULL with
+ * TypeError (not a CQ/CQEX, 'what' names the argument) or PyverbsUserError
+ * (closed). */
+struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what);
+/* Is o a CQ or a CQEX (open or not)? */
+int pv_is_cq(PyObject *o);
 
 /* cq.c: a work completion, plain data */
 struct pv_wc {
 	PyObject_HEAD
 	struct ibv_wc wc;
 };
+/* A new WC holding a copy of *wc (data path: one allocation, a memcpy). */
 PyObject *pv_wc_new(const struct ibv_wc *wc);
 
 /* addr.c */
