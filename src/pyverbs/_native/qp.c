@@ -133,10 +133,10 @@ static int type_ok(PyObject *v, PyTypeObject *tp)
 	return tp && PyObject_TypeCheck(v, tp);
 }
 
-/* A send or receive CQ: a CQ or None. */
+/* A send or receive CQ: a CQ, a CQEX or None. */
 static int check_cq(PyObject *v)
 {
-	if (v == Py_None || type_ok(v, pv.CQ))
+	if (v == Py_None || pv_is_cq(v))
 		return 0;
 	PyErr_Format(pv.PyverbsUserError, "Expected CQ/CQEX, got %R",
 		     (PyObject *)Py_TYPE(v));
@@ -318,9 +318,9 @@ static int qia_set_cap(PyObject *o, PyObject *v, void *c)
 
 #define QIA_OBJ_GETSET                                                  \
 	{ "send_cq", qia_get_send_cq, qia_set_send_cq,                  \
-	  "The send CQ (a CQ or None).", NULL },                        \
+	  "The send CQ (a CQ, a CQEX or None).", NULL },                        \
 	{ "recv_cq", qia_get_recv_cq, qia_set_recv_cq,                  \
-	  "The receive CQ (a CQ or None).", NULL },                     \
+	  "The receive CQ (a CQ, a CQEX or None).", NULL },                     \
 	{ "srq", qia_get_srq, qia_set_srq,                              \
 	  "The SRQ: None (SRQ is not implemented yet).", NULL },        \
 	{ "qp_context", qia_get_qp_context, qia_set_qp_context,         \
@@ -1389,82 +1389,35 @@ static inline PyTypeObject *wr_type(int send)
 }
 
 /*
- * Can this process read [addr, addr + len)?  The provider memcpy()s the
- * SGEs of an IBV_SEND_INLINE WR in user space, so a bad address would crash
- * the interpreter instead of failing the post.  process_vm_readv() on our
- * own pid reports EFAULT instead of faulting; where it is not allowed
- * (seccomp), writing the range into a pipe does the same.
+ * The provider memcpy()s the SGEs of an IBV_SEND_INLINE WR in user space,
+ * so a bad address would crash the interpreter instead of failing the post:
+ * read them first with pv_read_mem(), which reports a bad range instead of
+ * faulting.  Returns 0 or -1.
  */
-static int qp_readable_pipe(const char *p, size_t len)
+static int swr_check_inline(struct pv_send_wr *w)
 {
-	char buf[4096];
-	int fd[2], ok = 1;
-
-	if (pipe2(fd, O_CLOEXEC | O_NONBLOCK))
-		return 0;
-	while (len && ok) {
-		size_t n = len < sizeof(buf) ? len : sizeof(buf);
-		ssize_t w = write(fd[1], p, n);
-
-		if (w <= 0 || read(fd[0], buf, w) != w)
-			ok = 0;
-		p += w > 0 ? w : 0;
-		len -= w > 0 ? (size_t)w : 0;
-	}
-	close(fd[0]);
-	close(fd[1]);
-	return ok;
-}
-
-static int qp_readable(uint64_t addr, size_t len)
-{
-	static char scratch[65536];
-	static int use_pipe;
-	const char *p = (const char *)(uintptr_t)addr;
-
-	if (addr + len < addr)
-		return 0;
-	if (use_pipe)
-		return qp_readable_pipe(p, len);
-	while (len) {
-		size_t n = len < sizeof(scratch) ? len : sizeof(scratch);
-		struct iovec l = { scratch, n }, r = { (void *)p, n };
-		ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
-
-		if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
-			use_pipe = 1;
-			return qp_readable_pipe(p, len);
-		}
-		if (got != (ssize_t)n)
-			return 0;
-		p += n;
-		len -= n;
-	}
-	return 1;
-}
-
-/* The checks that make posting this send WR safe: 0 or -1. */
-static int swr_check(struct pv_send_wr *w)
-{
+	static char scratch[16384];	/* the GIL serialises its users */
 	int i;
 
-	if (w->ah && w->ah->obj.closed) {
-		pv_raise_user("The AH of this SendWR is closed");
-		return -1;
-	}
-	if (!(w->wr.send_flags & IBV_SEND_INLINE))
-		return 0;
 	for (i = 0; i < w->wr.num_sge; i++) {
-		const struct ibv_sge *s = &w->wr.sg_list[i];
+		uint64_t addr = w->wr.sg_list[i].addr;
+		size_t len = w->wr.sg_list[i].length;
 
-		if (s->length && !qp_readable(s->addr, s->length)) {
-			pv_raise_user("Inline SGE %d of this SendWR (addr 0x%llx, "
-				      "length %u) is not readable memory", i,
-				      (unsigned long long)s->addr, s->length);
-			return -1;
+		while (len) {
+			size_t n = len < sizeof(scratch) ? len : sizeof(scratch);
+
+			if (pv_read_mem(scratch, addr, n))
+				return -1;
+			addr += n;
+			len -= n;
 		}
 	}
 	return 0;
+}
+
+static inline int swr_check_one(struct pv_send_wr *w)
+{
+	return (w->wr.send_flags & IBV_SEND_INLINE) ? swr_check_inline(w) : 0;
 }
 
 /* wr.next must match next_wr (wr.c keeps them in step). */
@@ -1479,12 +1432,15 @@ static int wr_check_link(PyObject *o, PyObject *next, int send)
 }
 
 /*
- * Mark every WR of the chain starting at o as being posted and check it;
- * return its tail, or NULL with an exception (a WR met twice, which would
- * make a loop, or a WR that fails its checks).
+ * Mark every WR of the chain starting at o as being posted and check it
+ * (pv_send_wr_check() for send WRs: closed AH, UD without address, ...);
+ * return its tail, or NULL with an exception (a WR met twice in the WRs
+ * posted, which would make a loop, or a WR that fails its checks).
  */
-static PyObject *wr_mark_chain(PyObject *o, int send)
+static PyObject *wr_mark_chain(PyObject *o, int send, enum ibv_qp_type qpt)
 {
+	if (send && pv_send_wr_check(SWR(o), qpt))
+		return NULL;
 	for (;;) {
 		PyObject *next = wr_next(o, send);
 		unsigned char *mark = wr_in_post(o, send);
@@ -1495,7 +1451,7 @@ static PyObject *wr_mark_chain(PyObject *o, int send)
 			return NULL;
 		}
 		*mark = 1;
-		if ((send && swr_check(SWR(o))) ||
+		if ((send && swr_check_one(SWR(o))) ||
 		    wr_check_link(o, next, send))
 			return NULL;
 		if (!next)
@@ -1541,8 +1497,8 @@ static Py_ssize_t wr_find(PyObject *const *items, Py_ssize_t n, void *bad,
 /*
  * Copy the failing WR into the caller's bad_wr, as upstream does, but
  * without sharing memory: dst keeps its own next link, gets its own copy of
- * the SGEs (in sge_inline, or a PyMem block as wr.c allocates them) and a
- * reference to the AH.  Returns 0 or -1.
+ * the SGEs (in sge_inline, or a PyMem block, sg_cap set, as wr.c stores
+ * them) and a reference to the AH.  Returns 0 or -1.
  */
 static int wr_copy(PyObject *dst, PyObject *src, int send)
 {
@@ -1586,6 +1542,7 @@ static int wr_copy(PyObject *dst, PyObject *src, int send)
 		w.sg_list = sg;
 		w.num_sge = n;
 		SWR(dst)->wr = w;
+		SWR(dst)->sg_cap = n;
 		SWR(dst)->ah = SWR(src)->ah;
 		Py_XINCREF(SWR(dst)->ah);
 		Py_XDECREF(ah);
@@ -1596,6 +1553,7 @@ static int wr_copy(PyObject *dst, PyObject *src, int send)
 		w.sg_list = sg;
 		w.num_sge = n;
 		RWR(dst)->wr = w;
+		RWR(dst)->sg_cap = n;
 	}
 	return 0;
 }
@@ -1694,10 +1652,11 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 
 		if (!next) {
 			/* the common case: one WR, no chain */
-			if ((send && swr_check(SWR(wr))) ||
+			if ((send && (pv_send_wr_check(SWR(wr), self->qp_type) ||
+				      swr_check_one(SWR(wr)))) ||
 			    wr_check_link(wr, NULL, send))
 				return NULL;
-		} else if (!wr_mark_chain(wr, send)) {
+		} else if (!wr_mark_chain(wr, send, self->qp_type)) {
 			wr_unmark_chain(wr, send, 0);
 			return NULL;
 		}
@@ -1727,7 +1686,7 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 				     tp->tp_name, Py_TYPE(items[i])->tp_name);
 			goto unmark;
 		}
-		if (!wr_mark_chain(items[i], send)) {
+		if (!wr_mark_chain(items[i], send, self->qp_type)) {
 			i++;
 			goto unmark;
 		}
