@@ -531,7 +531,7 @@ struct pv_qp_init_attr {
 	PyObject_HEAD
 	struct ibv_qp_init_attr attr;
 	PyObject *qp_context;	/* any object, or None */
-	PyObject *scq, *rcq;	/* CQ or None */
+	PyObject *scq, *rcq;	/* CQ, CQEX or None */
 	PyObject *srq;		/* None (SRQ not implemented yet) */
 };
 struct pv_qp_init_attr_ex {
