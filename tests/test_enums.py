@@ -229,7 +229,8 @@ def test_flat_and_class_access_are_the_same_object():
 def test_anonymous_members_are_plain_ints():
     for mod, name in ((le, 'IBV_LINK_LAYER_ETHERNET'),
                       (le, 'IBV_WC_STANDARD_FLAGS'), (lce, 'RAI_PASSIVE'),
-                      (lce, 'RDMA_OPTION_ID'), (e, '_IBV_ALLOCATOR_USE_DEFAULT'),
+                      (lce, 'RDMA_OPTION_ID'),
+                      (e, '_IBV_ALLOCATOR_USE_DEFAULT'),
                       (dve, 'MLX5_SEND_WQE_BB'),
                       (efa_e, 'EFADV_QP_DRIVER_TYPE_SRD')):
         assert type(getattr(mod, name)) is int, name
