@@ -817,6 +817,38 @@ def test_async_event_blocks_close(ctx, port, link_control):
         ctx.get_async_event()
 
 
+def test_async_cq_error_names_the_cq(ctx):
+    """Overflowing a CQ makes rxe report IBV_EVENT_CQ_ERR: the event's
+    element is the CQ object itself, and (events being acked on receipt)
+    closing the CQ afterwards does not block."""
+    from rdma_helpers import pair, send_wr
+    a, b = pair(ctx, e.IBV_QPT_UD, msg_size=64, depth=32, cq_depth=1)
+    try:
+        for i in range(a.cq.cqe + 8):
+            try:
+                a.qp.post_send(send_wr(a, b'overflow', wr_id=i))
+            except PyverbsRDMAError:
+                break       # the QP went to error
+        seen = []
+        while wait_readable(ctx.fileno(), 10):
+            ev = ctx.get_async_event()
+            seen.append(ev)
+            if ev.event_type == e.IBV_EVENT_CQ_ERR:
+                break
+        cq_events = [ev for ev in seen
+                     if ev.event_type == e.IBV_EVENT_CQ_ERR]
+        assert cq_events, [str(ev) for ev in seen]
+        assert cq_events[0].element is a.cq
+        assert cq_events[0].port_num is None
+        for ev in seen:
+            if ev.event_type != e.IBV_EVENT_CQ_ERR:
+                assert ev.element in (a.qp, b.qp, None)
+    finally:
+        a.close()
+        b.close()
+    assert a.cq.closed
+
+
 # ---- everything against upstream's output, in this very VM ----
 
 def reference_available():
