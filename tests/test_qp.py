@@ -642,9 +642,13 @@ def test_modify_bad_attrs(pd, cq, port):
         assert qp.qp_state == e.IBV_QPS_RESET
         # RTR without the path attributes its type needs
         qp.to_init(QPAttr(port_num=port))
+        with pytest.raises(PyverbsRDMAError, match='Failed to modify QP'):
+            qp.modify(QPAttr(qp_state=e.IBV_QPS_RTR), e.IBV_QP_STATE)
+        # to_rtr() on RoCE without a GRH in the path
         with pytest.raises(PyverbsRDMAError,
                            match='Failed to modify QP state to RTR'):
-            qp.modify(QPAttr(qp_state=e.IBV_QPS_RTR), e.IBV_QP_STATE)
+            qp.to_rtr(QPAttr(port_num=port, dest_qp_num=qp.qp_num))
+        assert qp.qp_state == e.IBV_QPS_INIT
         with pytest.raises(PyverbsRDMAError,
                            match='Failed to modify QP state to init'):
             QP(pd, qia(cq, e.IBV_QPT_RC), QPAttr(port_num=77))
