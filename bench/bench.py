@@ -34,6 +34,9 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 
+# query_gid_type() returns the sysfs GID type: RoCE v2 is 1.
+ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
+
 PORT = 1
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ)
@@ -51,7 +54,7 @@ def roce_gid_index(ctx):
             continue
         found = idx
         try:
-            if ctx.query_gid_type(PORT, idx) == e.IBV_GID_TYPE_ROCE_V2:
+            if ctx.query_gid_type(PORT, idx) == ROCE_V2_SYSFS:
                 return idx
         except Exception:
             pass

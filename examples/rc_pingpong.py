@@ -23,6 +23,9 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+# query_gid_type() returns the sysfs GID type: RoCE v2 is 1.
+ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
+
 PORT = 1
 MSG = 64
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
@@ -39,7 +42,7 @@ def roce_gid_index(ctx):
             continue
         if gid.startswith('0000:0000:0000:0000:0000:ffff'):
             best = idx
-            if ctx.query_gid_type(PORT, idx) == e.IBV_GID_TYPE_ROCE_V2:
+            if ctx.query_gid_type(PORT, idx) == ROCE_V2_SYSFS:
                 return idx
     if best is None:
         raise SystemExit(f'{ctx.name}: port {PORT} has no IPv4 GID')

@@ -74,6 +74,7 @@ def find_roce_v2_gid(ctx, port=1):
     """Index of an IPv4-mapped RoCEv2 GID of the port (the VM gives each
     rxe netdev an IPv4 address), else of any non-zero GID, else None."""
     import pyverbs.enums as e
+    ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
     attr = ctx.query_port(port)
     fallback = None
     for idx in range(attr.gid_tbl_len):
@@ -91,7 +92,7 @@ def find_roce_v2_gid(ctx, port=1):
                 gtype = ctx.query_gid_type(port, idx)
             except Exception:
                 gtype = None
-            if gtype in (None, e.IBV_GID_TYPE_ROCE_V2):
+            if gtype in (None, ROCE_V2_SYSFS):
                 return idx
     return fallback
 

@@ -31,6 +31,9 @@ from pyverbs.pyverbs_error import PyverbsError
 from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+# query_gid_type() returns the sysfs GID type: RoCE v2 is 1.
+ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
+
 GRH_SIZE = 40
 UD_QKEY = 0x11111111
 ALL_ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
@@ -50,7 +53,7 @@ def find_gid_index(ctx, port=1):
             continue
         if gid.startswith('0000:0000:0000:0000:0000:ffff'):
             try:
-                if ctx.query_gid_type(port, idx) != e.IBV_GID_TYPE_ROCE_V2:
+                if ctx.query_gid_type(port, idx) != ROCE_V2_SYSFS:
                     fallback = idx if fallback is None else fallback
                     continue
             except (AttributeError, PyverbsError):

@@ -23,6 +23,9 @@ import random
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
 
+# query_gid_type() returns the sysfs GID type: RoCE v2 is 1.
+ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
+
 __all__ = ['Path', 'establish', 'modify_to_init', 'modify_to_rtr',
            'modify_to_rts', 'DEFAULT_ACCESS', 'DEFAULT_QKEY']
 
@@ -178,7 +181,7 @@ def _roce_gid_index(ctx, port_num, tbl_len):
         if gid.startswith('0000:0000:0000:0000:0000:ffff'):
             try:
                 if ctx.query_gid_type(port_num, idx) != \
-                        e.IBV_GID_TYPE_ROCE_V2:
+                        ROCE_V2_SYSFS:
                     continue
             except Exception:
                 pass
