@@ -22,15 +22,7 @@ from pyverbs.base import PyverbsObject, PyverbsRDMAErrno  # noqa: F401
 from pyverbs.pyverbs_error import (PyverbsError,  # noqa: F401
                                    PyverbsRDMAError, PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
-
-try:
-    from pyverbs.utils import gid_str
-except ImportError:
-    def gid_str(subnet_prefix, interface_id):
-        """'xxxx:xxxx:...' (8 groups) of the raw halves of a GID."""
-        hex_values = '%016x%016x' % (_be64toh(subnet_prefix),
-                                     _be64toh(interface_id))
-        return ':'.join(hex_values[i:i + 4] for i in range(0, 32, 4))
+from pyverbs.utils import gid_str
 
 
 def _be64toh(num):

@@ -539,12 +539,12 @@ static int ctx_event_is_qp(enum ibv_event_type t)
 				   offsetof(struct pv_parent_link, node)))
 
 /*
- * Depth-first search of o's open descendants for the object of type tp
- * whose C handle (read by handle()) is h.  Returns a borrowed reference
- * or NULL.  Runs with the GIL held, so no pyverbs object can be closed
- * meanwhile.
+ * Depth-first search of o's open descendants for the object whose C handle
+ * (read by handle(), which returns NULL for objects of other types) is h.
+ * Returns a borrowed reference or NULL.  Runs with the GIL held, so no
+ * pyverbs object can be closed meanwhile.
  */
-static PyObject *ctx_find_handle(struct pv_obj *o, PyTypeObject *tp,
+static PyObject *ctx_find_handle(struct pv_obj *o,
 				 void *(*handle)(PyObject *), const void *h,
 				 int depth)
 {
@@ -556,10 +556,9 @@ static PyObject *ctx_find_handle(struct pv_obj *o, PyTypeObject *tp,
 		struct pv_obj *c = ctx_link_of(n)->self;
 		PyObject *found;
 
-		if (PyObject_TypeCheck((PyObject *)c, tp) && !c->closed &&
-		    handle((PyObject *)c) == h)
+		if (!c->closed && handle((PyObject *)c) == h)
 			return (PyObject *)c;
-		found = ctx_find_handle(c, tp, handle, h, depth + 1);
+		found = ctx_find_handle(c, handle, h, depth + 1);
 		if (found)
 			return found;
 	}
@@ -568,12 +567,15 @@ static PyObject *ctx_find_handle(struct pv_obj *o, PyTypeObject *tp,
 
 static void *ctx_qp_handle(PyObject *o)
 {
+	if (!pv.QP || !PyObject_TypeCheck(o, pv.QP))
+		return NULL;
 	return ((struct pv_qp *)o)->qp;
 }
 
+/* CQ or CQEX */
 static void *ctx_cq_handle(PyObject *o)
 {
-	return ((struct pv_cq *)o)->cq;
+	return pv_is_cq(o) ? ((struct pv_cq *)o)->cq : NULL;
 }
 
 /* New reference to what the event is about, or NULL for None. */
@@ -592,15 +594,12 @@ static PyObject *ctx_event_element(struct pv_context *self,
 	case IBV_EVENT_GID_CHANGE:
 		return PyLong_FromLong(ev->element.port_num);
 	case IBV_EVENT_CQ_ERR:
-		if (pv.CQ)
-			found = ctx_find_handle(&self->obj, pv.CQ,
-						ctx_cq_handle,
-						ev->element.cq, 0);
+		found = ctx_find_handle(&self->obj, ctx_cq_handle,
+					ev->element.cq, 0);
 		break;
 	default:
 		if (ctx_event_is_qp(ev->event_type) && pv.QP)
-			found = ctx_find_handle(&self->obj, pv.QP,
-						ctx_qp_handle,
+			found = ctx_find_handle(&self->obj, ctx_qp_handle,
 						ev->element.qp, 0);
 		break;
 	}

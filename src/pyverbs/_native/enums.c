@@ -48,9 +48,9 @@ static const char *const enum_group_names[ENUM_GROUP_COUNT] = {
 };
 
 enum enum_row_kind {
-	ROW_START,		/* start of an enum: name is its C name or NULL */
-	ROW_VALUE,		/* a member, value >= 0 */
-	ROW_NEGATIVE,		/* a member, value is (long long)value < 0 */
+	ROW_START,	/* an enum starts: name is its C name or NULL */
+	ROW_VALUE,	/* a member, value >= 0 */
+	ROW_NEGATIVE,	/* a member, (long long)value < 0 */
 };
 
 struct enum_row {

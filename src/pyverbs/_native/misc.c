@@ -4,6 +4,7 @@
  * pyverbs.mem_alloc: ibv_fork_init()/ibv_is_fork_initialized(), and the
  * <sys/mman.h> constants mem_alloc exports (PROT_READ_, MAP_PRIVATE_, ...).
  */
+#include <errno.h>
 #include <sys/mman.h>
 
 #include "pyverbs.h"
@@ -34,7 +35,17 @@ static PyObject *misc_is_fork_initialized(PyObject *m, PyObject *unused)
 	return PyLong_FromLong(ibv_is_fork_initialized());
 }
 
+PyDoc_STRVAR(misc_errno_doc,
+"_errno($module, /)\n--\n\n"
+"The C errno of the calling thread, as the last C call left it.");
+
+static PyObject *misc_errno(PyObject *m, PyObject *unused)
+{
+	return PyLong_FromLong(errno);
+}
+
 static PyMethodDef misc_methods[] = {
+	{ "_errno", misc_errno, METH_NOARGS, misc_errno_doc },
 	{ "_fork_init", misc_fork_init, METH_NOARGS, misc_fork_init_doc },
 	{ "_is_fork_initialized", misc_is_fork_initialized, METH_NOARGS,
 	  misc_is_fork_initialized_doc },

@@ -186,7 +186,11 @@ int pv_obj_clear(struct pv_obj *o)
 	/* Finalizers of a garbage cycle have run already; anything still
 	 * open here failed to close and is reported by the finalizer. */
 	if (!o->closed || o->nparents) {
-		if (pv_close(o))
+		/* From dealloc the refcount is 0 and the finalizer has already
+		 * tried close() and reported its failure: another try would
+		 * take and drop a reference, re-entering dealloc.  The C
+		 * resource is leaked; the links are dropped below. */
+		if (Py_REFCNT(o) > 0 && pv_close(o))
 			PyErr_WriteUnraisable((PyObject *)o);
 		if (o->nparents)
 			unlink_parents(o);

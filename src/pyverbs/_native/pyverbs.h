@@ -409,20 +409,35 @@ struct pv_comp_channel {
 	struct ibv_comp_channel *cc;
 };
 
-/* cq.c; parents[0] is the Context, parents[1] the CompChannel if any */
+/*
+ * cq.c: a CQ or a CQEX (both types share this struct).  parents[0] is the
+ * Context, then the CompChannel if any (channel), then the ParentDomain if
+ * any (CQEX only).  The C cq_context of the ibv_cq is this object itself
+ * (borrowed: valid while the CQ is open); the user's cq_context object is
+ * held in cq_context.
+ */
 struct pv_cq {
 	struct pv_obj obj;
-	struct ibv_cq *cq;
-	PyObject *cq_context;
-	struct pv_comp_channel *channel;	/* borrowed: parents[1] */
+	struct ibv_cq *cq;		/* also ibv_cq_ex_to_cq(cq_ex) */
+	struct ibv_cq_ex *cq_ex;	/* CQEX only, else NULL */
+	PyObject *cq_context;		/* strong, or NULL */
+	struct pv_comp_channel *channel;	/* borrowed: a parent, or NULL */
 	unsigned int num_events;	/* events got but not acked yet */
 };
+
+/* The struct pv_cq of a CQ or CQEX object o that is open; else NULL with
+ * TypeError (not a CQ/CQEX, 'what' names the argument) or PyverbsUserError
+ * (closed). */
+struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what);
+/* Is o a CQ or a CQEX (open or not)? */
+int pv_is_cq(PyObject *o);
 
 /* cq.c: a work completion, plain data */
 struct pv_wc {
 	PyObject_HEAD
 	struct ibv_wc wc;
 };
+/* A new WC holding a copy of *wc (data path: one allocation, a memcpy). */
 PyObject *pv_wc_new(const struct ibv_wc *wc);
 
 /* addr.c */
@@ -508,7 +523,44 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt);
 int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src);
 int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src);
 
-/* qp.c; parents: PD or Context, send CQ, recv CQ (when distinct) */
+/*
+ * qp.c: attribute objects.  The pointers of the embedded init attributes
+ * (send_cq, recv_cq, srq, pd, qp_context) are filled from the Python objects
+ * held beside them when a QP is created, never earlier, so that a closed CQ
+ * or PD is refused instead of being passed to libibverbs.  ibv_create_qp()
+ * writes the actual capabilities back into attr.cap, as upstream shows.
+ */
+struct pv_qp_cap {
+	PyObject_HEAD
+	struct ibv_qp_cap cap;
+};
+struct pv_qp_init_attr {
+	PyObject_HEAD
+	struct ibv_qp_init_attr attr;
+	PyObject *qp_context;	/* any object, or None */
+	PyObject *scq, *rcq;	/* CQ, CQEX or None */
+	PyObject *srq;		/* None (SRQ not implemented yet) */
+};
+struct pv_qp_init_attr_ex {
+	PyObject_HEAD
+	struct ibv_qp_init_attr_ex attr;
+	PyObject *qp_context;
+	PyObject *scq, *rcq;
+	PyObject *srq, *xrcd, *ind_table;	/* None (not implemented yet) */
+	PyObject *pd;		/* PD or None */
+};
+struct pv_qp_attr {
+	PyObject_HEAD
+	struct ibv_qp_attr attr;
+};
+
+/*
+ * qp.c; parents: PD (created by ibv_create_qp) or Context (ibv_create_qp_ex)
+ * then the PD of the init attributes if any, the send CQ, and the receive
+ * CQ when distinct.  qp->qp_context is the QP object itself (borrowed: the
+ * ibv_qp never outlives it), so an async event can name its QP; the user's
+ * qp_context is kept in qp_context.
+ */
 struct pv_qp {
 	struct pv_obj obj;
 	struct ibv_qp *qp;
