@@ -528,11 +528,23 @@ def ipv4_grh(src, dst):
     return bytes(20) + hdr
 
 
-def test_ah_from_wc(ctx, pd, port, gid_index):
+def ipv4_gid(ctx, port):
+    """The IPv4-mapped GID of the port (RoCEv2 over IPv4), or None."""
+    for idx in range(ctx.query_port(port).gid_tbl_len):
+        try:
+            gid = ctx.query_gid(port, idx).gid
+        except PyverbsRDMAError:
+            continue
+        if gid.startswith('0000:0000:0000:0000:0000:ffff'):
+            return gid
+    return None
+
+
+def test_ah_from_wc(ctx, pd, port):
     import ctypes
     IBV_WC_GRH = 1
-    dgid = ctx.query_gid(port, gid_index).gid
-    if not dgid.startswith('0000:0000:0000:0000:0000:ffff'):
+    dgid = ipv4_gid(ctx, port)
+    if dgid is None:
         pytest.skip('needs an IPv4 RoCEv2 GID')
     ip = '.'.join(str(int(dgid[i:i + 2], 16)) for i in (30, 32, 35, 37))
     wc = make_wc(src_qp=5, wc_flags=IBV_WC_GRH)

@@ -659,7 +659,7 @@ static PyObject *wr_alloc(PyTypeObject *tp, PyTypeObject *exact,
 
 	if (tp != exact)
 		return tp->tp_alloc(tp, 0);
-	o = _PyObject_GC_New(tp);	/* untracked, takes a ref to tp */
+	o = PyObject_GC_New(PyObject, tp);	/* untracked; refs tp */
 	if (o)
 		memset((char *)o + sizeof(PyObject), 0,
 		       size - sizeof(PyObject));
