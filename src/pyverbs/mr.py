@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """Memory regions."""
-from pyverbs._verbs import MR
+from pyverbs._verbs import MR, MW, MWBindInfo, MWBind, QP, _qp_bind_mw
 from pyverbs._unimplemented import fill_missing
 
 HUGE_PAGE_SIZE = 0x200000
@@ -16,6 +16,24 @@ def _mr_str(self):
 
 
 MR.__str__ = _mr_str
+
+
+def _qp_bind_mw_method(self, mw, mw_bind):
+    """bind_mw(mw, mw_bind): bind a type 1 memory window (ibv_bind_mw)."""
+    _qp_bind_mw(self, mw, mw_bind)
+
+
+QP.bind_mw = _qp_bind_mw_method
+
+
+def _mw_str(self):
+    fmt = '{:22}: {:<20}\n'
+    return ('MW\n' + fmt.format('Rkey', self.rkey) +
+            fmt.format('Handle', self.handle) +
+            fmt.format('MW Type', mwtype2str(self.type)))
+
+
+MW.__str__ = _mw_str
 
 
 def mwtype2str(mw_type):

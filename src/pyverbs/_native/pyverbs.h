@@ -293,6 +293,10 @@ struct pv_state {
 	PyTypeObject *QPInitAttrEx;
 	PyTypeObject *QPAttr;
 	PyTypeObject *QP;
+	/* mw.c */
+	PyTypeObject *MW;
+	PyTypeObject *MWBindInfo;
+	PyTypeObject *MWBind;
 };
 
 extern struct pv_state pv;
@@ -310,6 +314,7 @@ int pv_context_init_types(PyObject *m);
 int pv_device_attr_init_types(PyObject *m);	/* called by context.c */
 int pv_pd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
+int pv_mw_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
@@ -402,6 +407,24 @@ struct pv_mr {
 	Py_ssize_t exports;	/* live memoryviews of our memory */
 	int imported;
 };
+
+/* mw.c; MW parents[0] is the PD */
+struct pv_mw {
+	struct pv_obj obj;
+	struct ibv_mw *mw;
+};
+struct pv_mw_bind_info {
+	PyObject_HEAD
+	struct ibv_mw_bind_info info;
+	PyObject *mr;		/* the MR of info.mr, kept alive */
+};
+struct pv_mw_bind {
+	PyObject_HEAD
+	struct ibv_mw_bind bind;
+	PyObject *info;		/* the MWBindInfo */
+};
+/* Copy the bind info out of an MWBindInfo whose MR is still open. */
+int pv_mw_bind_info_get(PyObject *obj, struct ibv_mw_bind_info *out);
 
 /* cq.c; CompChannel parents[0] is the Context */
 struct pv_comp_channel {
@@ -498,6 +521,7 @@ struct pv_send_wr {
 	int sg_cap;
 	PyObject *next_wr;	/* SendWR or NULL */
 	struct pv_ah *ah;
+	PyObject *bind;		/* (MW, MWBindInfo) of set_bind_wr, or NULL */
 	unsigned char in_post;	/* scratch flag used while posting a list */
 };
 struct pv_recv_wr {

@@ -1096,6 +1096,7 @@ static int sendwr_traverse(PyObject *self, visitproc visit, void *arg)
 	Py_VISIT(Py_TYPE(self));
 	Py_VISIT(wr->next_wr);
 	Py_VISIT(wr->ah);
+	Py_VISIT(wr->bind);
 	return 0;
 }
 
@@ -1106,6 +1107,7 @@ static int sendwr_clear(PyObject *self)
 	wr->wr.next = NULL;
 	Py_CLEAR(wr->next_wr);
 	Py_CLEAR(wr->ah);
+	Py_CLEAR(wr->bind);
 	return 0;
 }
 
@@ -1143,6 +1145,20 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt)
 				      "without a memory window", i);
 			return -1;
 		}
+		if (wr->wr.opcode == IBV_WR_BIND_MW && wr->bind) {
+			PyObject *mw = PyTuple_GET_ITEM(wr->bind, 0);
+			struct ibv_mw_bind_info bi;
+
+			/* never hand a freed MW or MR to the provider */
+			if (PV_OBJ(mw)->closed) {
+				pv_raise_user("SendWR %d of the list binds a "
+					      "closed MW", i);
+				return -1;
+			}
+			if (pv_mw_bind_info_get(PyTuple_GET_ITEM(wr->bind, 1),
+						&bi))
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -1162,6 +1178,8 @@ int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src)
 	dst->sg_cap = n;
 	if (src->ah || dst->ah)
 		sendwr_set_ah(dst, (PyObject *)src->ah);
+	Py_XINCREF(src->bind);
+	Py_XSETREF(dst->bind, src->bind);
 	return 0;
 }
 
@@ -1336,8 +1354,29 @@ static PyObject *sendwr_set_qp_type_xrc(PyObject *obj, PyObject *val)
 static PyObject *sendwr_set_bind_wr(PyObject *obj, PyObject *args,
 				    PyObject *kw)
 {
-	return pv_raise_user("SendWR.set_bind_wr(): memory windows are not "
-			     "implemented in this version of pyverbs-c");
+	static char *kwlist[] = { "mw", "bind_info", NULL };
+	struct pv_send_wr *self = (struct pv_send_wr *)obj;
+	struct ibv_mw_bind_info bi;
+	PyObject *mw, *info, *keep;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:set_bind_wr", kwlist,
+					 &mw, &info))
+		return NULL;
+	if (!PyObject_TypeCheck(mw, pv.MW))
+		return PyErr_Format(PyExc_TypeError,
+				    "mw must be an MW, not %.100s",
+				    Py_TYPE(mw)->tp_name);
+	if (pv_check_open(PV_OBJ(mw)) || pv_mw_bind_info_get(info, &bi))
+		return NULL;
+	keep = PyTuple_Pack(2, mw, info);
+	if (!keep)
+		return NULL;
+	Py_XSETREF(self->bind, keep);
+	self->wr.bind_mw.mw = ((struct pv_mw *)mw)->mw;
+	/* a type 2 bind must give the window a new rkey */
+	self->wr.bind_mw.rkey = ibv_inc_rkey(((struct pv_mw *)mw)->mw->rkey);
+	self->wr.bind_mw.bind_info = bi;
+	Py_RETURN_NONE;
 }
 
 #define SW_GETTER(name, expr)                                           \

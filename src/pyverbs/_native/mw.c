@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Memory windows: MW (ibv_alloc_mw / ibv_dealloc_mw), the bind descriptions
+ * MWBindInfo and MWBind, and QP.bind_mw (ibv_bind_mw, type 1 windows).
+ * Type 2 windows are bound with a SendWR (opcode IBV_WR_BIND_MW,
+ * SendWR.set_bind_wr), see wr.c.
+ */
+#include <errno.h>
+
+#include "pyverbs.h"
+
+/* ---- MW; parents[0] is the PD ---- */
+
+static int mw_destroy(struct pv_obj *o)
+{
+	struct pv_mw *self = (struct pv_mw *)o;
+	int rc;
+
+	if (!self->mw)
+		return 0;
+	rc = ibv_dealloc_mw(self->mw);	/* returns errno */
+	if (rc) {
+		pv_raise_rc(rc, "ibv_dealloc_mw", "Failed to dealloc MW");
+		return -1;
+	}
+	self->mw = NULL;
+	return 0;
+}
+
+static int mw_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "pd", "mw_type", NULL };
+	struct pv_mw *self = (struct pv_mw *)obj;
+	PyObject *pdobj;
+	uint32_t type;
+	struct pv_pd *pd;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:MW", kwlist, &pdobj,
+					 pv_conv_u32, &type))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("MW is already initialised");
+		return -1;
+	}
+	if (!PyObject_TypeCheck(pdobj, pv.PD)) {
+		PyErr_Format(PyExc_TypeError, "pd must be a PD, not %.100s",
+			     Py_TYPE(pdobj)->tp_name);
+		return -1;
+	}
+	pd = (struct pv_pd *)pdobj;
+	if (pv_check_open(&pd->obj))
+		return -1;
+	pv_obj_setup(&self->obj, mw_destroy);
+	self->mw = ibv_alloc_mw(pd->pd, (enum ibv_mw_type)type);
+	if (!self->mw) {
+		pv_raise_errno("ibv_alloc_mw", "Failed to allocate MW");
+		return -1;
+	}
+	if (pv_obj_link(&self->obj, &pd->obj)) {
+		mw_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+#define MW_GETTER(name, expr)                                           \
+	static PyObject *mw_get_##name(PyObject *obj, void *closure)    \
+	{                                                               \
+		struct pv_mw *self = (struct pv_mw *)obj;               \
+		if (pv_check_open(&self->obj))                          \
+			return NULL;                                    \
+		return PyLong_FromUnsignedLong(expr);                   \
+	}
+MW_GETTER(rkey, self->mw->rkey)
+MW_GETTER(handle, self->mw->handle)
+MW_GETTER(type, self->mw->type)
+
+static PyObject *mw_get_mw(PyObject *obj, void *closure)
+{
+	struct pv_mw *self = (struct pv_mw *)obj;
+
+	return PyLong_FromVoidPtr(self->obj.closed ? NULL : self->mw);
+}
+
+static PyGetSetDef mw_getset[] = {
+	{ "rkey", mw_get_rkey, NULL, "The remote key of the window.", NULL },
+	{ "handle", mw_get_handle, NULL, "The kernel handle.", NULL },
+	{ "type", mw_get_type, NULL, "IBV_MW_TYPE_1 or IBV_MW_TYPE_2.", NULL },
+	{ "mw", mw_get_mw, NULL, "Address of the struct ibv_mw.", NULL },
+	{ NULL }
+};
+
+static PyType_Slot mw_slots[] = {
+	{ Py_tp_doc, "MW(pd, mw_type)\n--\n\n"
+		     "A memory window of type IBV_MW_TYPE_1 or _2 on a PD." },
+	{ Py_tp_init, mw_init },
+	{ Py_tp_getset, mw_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec mw_spec = {
+	.name = "pyverbs.mr.MW",
+	.basicsize = sizeof(struct pv_mw),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = mw_slots,
+};
+
+/* ---- MWBindInfo(mr, addr, length, mw_access_flags) ---- */
+
+static int bi_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "mr", "addr", "length", "mw_access_flags",
+				  NULL };
+	struct pv_mw_bind_info *self = (struct pv_mw_bind_info *)obj;
+	PyObject *mrobj;
+	uint64_t addr, length;
+	uint32_t access;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&O&:MWBindInfo",
+					 kwlist, &mrobj, pv_conv_u64, &addr,
+					 pv_conv_u64, &length, pv_conv_u32,
+					 &access))
+		return -1;
+	if (!PyObject_TypeCheck(mrobj, pv.MR)) {
+		PyErr_Format(PyExc_TypeError, "mr must be an MR, not %.100s",
+			     Py_TYPE(mrobj)->tp_name);
+		return -1;
+	}
+	if (pv_check_open(PV_OBJ(mrobj)))
+		return -1;
+	Py_INCREF(mrobj);
+	Py_XSETREF(self->mr, mrobj);
+	self->info.mr = ((struct pv_mr *)mrobj)->mr;
+	self->info.addr = addr;
+	self->info.length = length;
+	self->info.mw_access_flags = access;
+	return 0;
+}
+
+/* The bind info, checked usable: its MR must still be registered. */
+int pv_mw_bind_info_get(PyObject *obj, struct ibv_mw_bind_info *out)
+{
+	struct pv_mw_bind_info *self = (struct pv_mw_bind_info *)obj;
+
+	if (!PyObject_TypeCheck(obj, pv.MWBindInfo)) {
+		PyErr_Format(PyExc_TypeError,
+			     "bind_info must be an MWBindInfo, not %.100s",
+			     Py_TYPE(obj)->tp_name);
+		return -1;
+	}
+	if (!self->mr) {
+		pv_raise_user("MWBindInfo was not initialised");
+		return -1;
+	}
+	if (pv_check_open(PV_OBJ(self->mr)))
+		return -1;
+	*out = self->info;
+	return 0;
+}
+
+static const struct pv_field bi_fields[] = {
+	PV_FIELD_RO(struct pv_mw_bind_info, info.addr, "addr"),
+	PV_FIELD_RO(struct pv_mw_bind_info, info.length, "length"),
+	PV_FIELD_RO(struct pv_mw_bind_info, info.mw_access_flags,
+		    "mw_access_flags"),
+	PV_FIELD_END
+};
+
+static PyObject *bi_get_mr(PyObject *obj, void *closure)
+{
+	PyObject *mr = ((struct pv_mw_bind_info *)obj)->mr;
+
+	return Py_NewRef(mr ? mr : Py_None);
+}
+
+static const PyGetSetDef bi_extra[] = {
+	{ "mr", bi_get_mr, NULL, "The MR the window is bound to.", NULL },
+	{ NULL }
+};
+
+static int bi_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+	Py_VISIT(Py_TYPE(obj));
+	Py_VISIT(((struct pv_mw_bind_info *)obj)->mr);
+	return 0;
+}
+
+static int bi_clear(PyObject *obj)
+{
+	Py_CLEAR(((struct pv_mw_bind_info *)obj)->mr);
+	return 0;
+}
+
+static void bi_dealloc(PyObject *obj)
+{
+	PyTypeObject *tp = Py_TYPE(obj);
+
+	PyObject_GC_UnTrack(obj);
+	tp->tp_clear(obj);
+	tp->tp_free(obj);
+	Py_DECREF(tp);
+}
+
+static PyType_Slot bi_slots[] = {
+	{ Py_tp_doc, "MWBindInfo(mr, addr, length, mw_access_flags)\n--\n\n"
+		     "The part of an MR a memory window gives access to." },
+	{ Py_tp_init, bi_init },
+	{ Py_tp_traverse, bi_traverse },
+	{ Py_tp_clear, bi_clear },
+	{ Py_tp_dealloc, bi_dealloc },
+	{ Py_tp_getset, NULL },		/* filled from bi_fields */
+	{ 0, NULL }
+};
+
+static PyType_Spec bi_spec = {
+	.name = "pyverbs.mr.MWBindInfo",
+	.basicsize = sizeof(struct pv_mw_bind_info),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = bi_slots,
+};
+
+/* ---- MWBind(info, send_flags, wr_id=0) ---- */
+
+static int bind_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "info", "send_flags", "wr_id", NULL };
+	struct pv_mw_bind *self = (struct pv_mw_bind *)obj;
+	PyObject *info;
+	uint32_t flags;
+	uint64_t wr_id = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|O&:MWBind", kwlist,
+					 &info, pv_conv_u32, &flags,
+					 pv_conv_u64, &wr_id))
+		return -1;
+	if (pv_mw_bind_info_get(info, &self->bind.bind_info))
+		return -1;
+	Py_INCREF(info);
+	Py_XSETREF(self->info, info);
+	self->bind.send_flags = flags;
+	self->bind.wr_id = wr_id;
+	return 0;
+}
+
+static const struct pv_field bind_fields[] = {
+	PV_FIELD(struct pv_mw_bind, bind.wr_id, "wr_id"),
+	PV_FIELD(struct pv_mw_bind, bind.send_flags, "send_flags"),
+	PV_FIELD_END
+};
+
+static int bind_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+	Py_VISIT(Py_TYPE(obj));
+	Py_VISIT(((struct pv_mw_bind *)obj)->info);
+	return 0;
+}
+
+static int bind_clear(PyObject *obj)
+{
+	Py_CLEAR(((struct pv_mw_bind *)obj)->info);
+	return 0;
+}
+
+static PyType_Slot bind_slots[] = {
+	{ Py_tp_doc, "MWBind(info, send_flags, wr_id=0)\n--\n\n"
+		     "A type 1 window bind request for QP.bind_mw()." },
+	{ Py_tp_init, bind_init },
+	{ Py_tp_traverse, bind_traverse },
+	{ Py_tp_clear, bind_clear },
+	{ Py_tp_dealloc, bi_dealloc },
+	{ Py_tp_getset, NULL },		/* filled from bind_fields */
+	{ 0, NULL }
+};
+
+static PyType_Spec bind_spec = {
+	.name = "pyverbs.mr.MWBind",
+	.basicsize = sizeof(struct pv_mw_bind),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = bind_slots,
+};
+
+/* _verbs._qp_bind_mw(qp, mw, mw_bind): QP.bind_mw() (see mr.py). */
+static PyObject *qp_bind_mw(PyObject *m, PyObject *const *args,
+			    Py_ssize_t nargs)
+{
+	struct pv_mw_bind *bind;
+	struct ibv_mw_bind b;
+	struct pv_qp *qp;
+	struct pv_mw *mw;
+	int rc;
+
+	if (nargs != 3)
+		return PyErr_Format(PyExc_TypeError,
+				    "bind_mw() takes (mw, mw_bind)");
+	if (!PyObject_TypeCheck(args[0], pv.QP) ||
+	    !PyObject_TypeCheck(args[1], pv.MW) ||
+	    !PyObject_TypeCheck(args[2], pv.MWBind))
+		return PyErr_Format(PyExc_TypeError,
+				    "bind_mw() takes an MW and an MWBind");
+	qp = (struct pv_qp *)args[0];
+	mw = (struct pv_mw *)args[1];
+	bind = (struct pv_mw_bind *)args[2];
+	if (pv_check_open(&qp->obj) || pv_check_open(&mw->obj))
+		return NULL;
+	if (!bind->info)
+		return pv_raise_user("MWBind was not initialised");
+	b = bind->bind;
+	/* re-read: the MR may have been closed since the MWBind was made */
+	if (pv_mw_bind_info_get(bind->info, &b.bind_info))
+		return NULL;
+	rc = ibv_bind_mw(qp->qp, mw->mw, &b);	/* returns errno */
+	if (rc)
+		return pv_raise_rc(rc, "ibv_bind_mw", "Failed to bind MW");
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef mw_module_methods[] = {
+	{ "_qp_bind_mw", (PyCFunction)(void (*)(void))qp_bind_mw,
+	  METH_FASTCALL, "_qp_bind_mw(qp, mw, mw_bind)\n--\n\n"
+	  "ibv_bind_mw(): bind a type 1 memory window." },
+	{ NULL }
+};
+
+int pv_mw_init_types(PyObject *m)
+{
+	PyGetSetDef *gs;
+
+	if (PyModule_AddFunctions(m, mw_module_methods) ||
+	    pv_add_type(m, &mw_spec, pv.PyverbsCM, &pv.MW))
+		return -1;
+	gs = pv_fields_getset(bi_fields, bi_extra);
+	if (!gs)
+		return -1;
+	bi_slots[sizeof(bi_slots) / sizeof(bi_slots[0]) - 2].pfunc = gs;
+	if (pv_add_type(m, &bi_spec, pv.PyverbsObject, &pv.MWBindInfo))
+		return -1;
+	gs = pv_fields_getset(bind_fields, NULL);
+	if (!gs)
+		return -1;
+	bind_slots[sizeof(bind_slots) / sizeof(bind_slots[0]) - 2].pfunc = gs;
+	return pv_add_type(m, &bind_spec, pv.PyverbsObject, &pv.MWBind);
+}
