@@ -243,3 +243,83 @@ def test_mr_many_sizes(pd):
         with MR(pd, size, LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE) as mr:
             mr.write(b'\xff', 1, size - 1)
             assert mr.read(1, size - 1) == b'\xff'
+
+
+# ---- memory windows ----
+
+MW_TYPE_1, MW_TYPE_2 = 1, 2
+ACCESS_MW_BIND = 16
+
+
+def test_mw_alloc_and_close(ctx, pd):
+    from pyverbs.mr import MW
+    mws = [MW(pd, MW_TYPE_1), MW(pd, MW_TYPE_2)]
+    assert [m.type for m in mws] == [MW_TYPE_1, MW_TYPE_2]
+    assert all(isinstance(m.rkey, int) for m in mws)
+    assert str(mws[0]).startswith('MW\n')
+    with pytest.raises(PyverbsRDMAError, match='Failed to allocate MW'):
+        MW(pd, 3)
+    with pytest.raises(TypeError):
+        MW(ctx, MW_TYPE_1)
+    pd.close()
+    assert all(m.closed for m in mws)
+    with pytest.raises(PyverbsUserError):
+        mws[0].rkey
+
+
+def test_mw_bind_info_checks(pd):
+    from pyverbs.mr import MWBind, MWBindInfo
+    mr = MR(pd, 4096, LOCAL_WRITE | ACCESS_MW_BIND)
+    info = MWBindInfo(mr, mr.buf, 4096, REMOTE_WRITE)
+    assert (info.addr, info.length, info.mr) == (mr.buf, 4096, mr)
+    bind = MWBind(info, 2, wr_id=7)
+    assert bind.wr_id == 7
+    with pytest.raises(TypeError):
+        MWBindInfo(pd, 0, 0, 0)
+    with pytest.raises(OverflowError):
+        MWBindInfo(mr, -1, 0, 0)
+    mr.close()
+    with pytest.raises(PyverbsUserError):
+        MWBind(info, 2)                      # its MR is gone
+
+
+def test_mw_type1_bind_and_write(ctx):
+    import pyverbs.enums as e
+    from pyverbs.mr import MW, MWBind, MWBindInfo
+    from rdma_helpers import pair, poll, send_wr
+    a, b = pair(ctx, e.IBV_QPT_RC, access=e.IBV_ACCESS_LOCAL_WRITE |
+                e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_MW_BIND)
+    mw = MW(b.pd, MW_TYPE_1)
+    info = MWBindInfo(b.mr, b.mr.buf, 64, e.IBV_ACCESS_REMOTE_WRITE)
+    b.qp.bind_mw(mw, MWBind(info, e.IBV_SEND_SIGNALED))
+    poll(b.cq)
+    wr = send_wr(a, b'through a window', opcode=e.IBV_WR_RDMA_WRITE)
+    wr.set_wr_rdma(mw.rkey, b.mr.buf)
+    a.qp.post_send(wr)
+    poll(a.cq)
+    assert b.mr.read(16, 0) == b'through a window'
+    with pytest.raises(TypeError):
+        b.qp.bind_mw(info, mw)
+    a.close()
+    b.close()
+
+
+def test_mw_type2_bind_wr_refuses_closed(ctx):
+    import pyverbs.enums as e
+    from pyverbs.mr import MW, MWBindInfo
+    from pyverbs.wr import SendWR
+    from rdma_helpers import pair, poll
+    a, b = pair(ctx, e.IBV_QPT_RC, access=e.IBV_ACCESS_LOCAL_WRITE |
+                e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_MW_BIND)
+    mw = MW(b.pd, MW_TYPE_2)
+    info = MWBindInfo(b.mr, b.mr.buf, 64, e.IBV_ACCESS_REMOTE_WRITE)
+    wr = SendWR(opcode=e.IBV_WR_BIND_MW)
+    wr.set_bind_wr(mw, info)
+    assert wr.rkey != mw.rkey                 # a new key for the window
+    b.qp.post_send(wr)
+    poll(b.cq)
+    mw.close()
+    with pytest.raises(PyverbsUserError, match='closed'):
+        b.qp.post_send(wr)                    # never a freed MW
+    a.close()
+    b.close()
