@@ -17,7 +17,8 @@ import weakref
 import pytest
 
 import pyverbs.cq as c
-from pyverbs.cq import CQ, WC, CompChannel, CQPoller, WCError
+from pyverbs.cq import (CQ, CQEX, WC, CompChannel, CQPoller, CqInitAttrEx,
+                        PollCqAttr, WcTmInfo, WCError)
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 
@@ -248,6 +249,113 @@ def test_cq_poller_argument_checks():
         CQPoller(None)
     with pytest.raises(TypeError):
         CQPoller(WC())
+
+
+CIA_STR = ('Number of CQEs        : 100                 \n'
+           'WC flags              : IBV_WC_EX_WITH_BYTE_LEN IBV_WC_EX_WITH_IMM '
+           'IBV_WC_EX_WITH_QP_NUM IBV_WC_EX_WITH_SRC_QP IBV_WC_EX_WITH_SLID '
+           'IBV_WC_EX_WITH_SL \n'
+           'comp mask             : 0                   \n'
+           'flags                 : 0                   \n')
+
+
+def test_cq_init_attr_ex():
+    a = CqInitAttrEx()
+    assert (a.cqe, a.comp_vector, a.wc_flags, a.comp_mask, a.flags) == \
+        (100, 0, 0, 0, 0)
+    assert a.comp_channel is None and a.parent_domain is None
+    assert a.cq_context is None
+    a = CqInitAttrEx(10, None, 1, 2**64 - 1, 3, 4, None)
+    assert (a.cqe, a.comp_vector, a.wc_flags, a.comp_mask, a.flags) == \
+        (10, 1, 2**64 - 1, 3, 4)
+    a = CqInitAttrEx(cqe=5, wc_flags=0x3f, comp_mask=1, flags=2)
+    assert (a.cqe, a.wc_flags, a.comp_mask, a.flags) == (5, 0x3f, 1, 2)
+    a.cqe = 2**32 - 1
+    assert a.cqe == 2**32 - 1
+    for bad in (-1, 2**32):
+        with pytest.raises(OverflowError):
+            a.cqe = bad
+        with pytest.raises(OverflowError):
+            CqInitAttrEx(cqe=bad)
+    with pytest.raises(OverflowError):
+        a.wc_flags = 2**64
+    with pytest.raises(TypeError):
+        a.flags = None
+    with pytest.raises(TypeError):
+        CqInitAttrEx(channel=5)
+    with pytest.raises(TypeError):
+        CqInitAttrEx(parent_domain=5)
+    with pytest.raises(TypeError):
+        a.comp_channel = 5
+    with pytest.raises(TypeError):
+        a.parent_domain = 'pd'
+    a.comp_channel = None
+    a.parent_domain = None
+    tok = object()
+    a.cq_context = tok
+    assert a.cq_context is tok
+    a.cq_context = None
+    assert a.cq_context is None
+
+
+def test_cq_init_attr_ex_str():
+    a = CqInitAttrEx()
+    a.wc_flags = 0x3f
+    assert str(a) == CIA_STR
+    assert str(inspect.signature(CqInitAttrEx)) == (
+        '(cqe=100, channel=None, comp_vector=0, wc_flags=0, comp_mask=0, '
+        'flags=0, parent_domain=None)')
+
+
+def test_cq_init_attr_ex_cycle_collected():
+    class Holder:
+        pass
+    a = CqInitAttrEx()
+    h = Holder()
+    a.cq_context = h
+    h.attr = a          # cycle: a -> h -> a
+    ref = weakref.ref(h)
+    del a, h
+    gc.collect()
+    assert ref() is None
+
+
+def test_poll_cq_attr_and_tm_info():
+    p = PollCqAttr()
+    assert p.comp_mask == 0
+    p.comp_mask = 2**32 - 1
+    assert p.comp_mask == 2**32 - 1
+    with pytest.raises(OverflowError):
+        p.comp_mask = -1
+    assert PollCqAttr(comp_mask=3).comp_mask == 3
+    with pytest.raises(TypeError):
+        PollCqAttr(5)
+    t = WcTmInfo()
+    assert (t.tag, t.priv) == (0, 0)
+    t.tag = 2**64 - 1
+    t.priv = 2**32 - 1
+    assert (t.tag, t.priv) == (2**64 - 1, 2**32 - 1)
+    with pytest.raises(OverflowError):
+        t.priv = 2**32
+    with pytest.raises(TypeError):
+        WcTmInfo(1)
+
+
+def test_cqex_unopened_and_arguments():
+    x = CQEX.__new__(CQEX)
+    assert repr(x) == '<CQEX closed>' and x.cq == 0
+    for name in ('start_poll', 'poll_next', 'end_poll', 'read_opcode',
+                 'read_byte_len', 'read_tm_info', 'req_notify'):
+        with pytest.raises(PyverbsUserError):
+            getattr(x, name)()
+    for name in ('status', 'wr_id', 'cqe', 'handle'):
+        with pytest.raises(PyverbsUserError):
+            getattr(x, name)
+    with pytest.raises(TypeError):
+        CQEX(None, None)
+    with pytest.raises(TypeError):
+        CQEX()
+    assert str(inspect.signature(CQEX)) == '(context, init_attr)'
 
 
 # -------------------------------------------------------------- device ---
