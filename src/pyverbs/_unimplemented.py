@@ -2,27 +2,208 @@
 """Placeholders for the parts of upstream pyverbs not built yet.
 
 rdma-core's test suite imports many names at load time (provider modules,
-SRQ, XRC, flow steering, ...).  Each module lists here what it does not
-implement yet; fill_missing() adds a class of that name whose construction
-raises PyverbsUserError naming the class, so that imports succeed and use
-fails clearly.  README.md lists the same names.
+SRQ, XRC, flow steering, ...).  Each module lists here the public names of
+upstream pyverbs (rdma-core 44) that it does not implement yet; at its end it
+calls fill_missing(globals(), __name__), which defines each of them that the
+module has not defined itself:
+
+  - a name starting with a capital letter (a class upstream) becomes a class
+    whose construction, and any call of an attribute read from it
+    (Mlx5Context.query_mlx5_port(...)), raises PyverbsUserError;
+  - any other name (a function upstream) becomes a function that raises
+    PyverbsUserError when called.
+
+The message is '<module>.<name> is not implemented in this version of
+pyverbs-c'.  So imports succeed and use fails clearly.  Names that upstream
+re-exports from another module (pyverbs.qp.qp_type_to_str is
+pyverbs.utils.qp_type_to_str) are filled with the real object (REEXPORTS).
+
+placeholders() reports what was actually filled in, per module, among the
+modules imported so far; README.md lists the same names.
 """
+import importlib
+
 from pyverbs.pyverbs_error import PyverbsUserError
 
-# module name -> names not implemented yet (kept in step with README.md)
-MISSING = {}
+# module name -> the public names of upstream's module (rdma-core 44) that
+# may not be implemented yet.  For the modules being written (device, pd,
+# mr, cq, qp, addr, wr) this is upstream's whole list: a name a module
+# defines itself is never replaced, so what is left is exactly what is still
+# missing (placeholders() tells).  README.md lists the placeholders.
+MISSING = {
+    'pyverbs.device': (
+        'AllocDmAttr', 'AsyncEvent', 'CQModerationCaps', 'Context', 'DM',
+        'Device', 'DeviceAttr', 'DeviceAttrEx', 'FdArr', 'GIDEntry',
+        'ODPCaps', 'PCIAtomicCaps', 'PacketPacingCaps', 'PortAttr',
+        'QueryDeviceExInput', 'RSSCaps', 'TMCaps', 'TSOCaps',
+        'get_device_list', 'guid_format', 'guid_to_hex', 'phys_state_to_str',
+        'port_state_to_str', 'rdma_get_devices', 'speed_to_str',
+        'str_from_flags', 'translate_device_caps', 'translate_event_type',
+        'translate_gid_type', 'translate_link_layer', 'translate_mtu',
+        'translate_node_type', 'translate_port_cap_flags',
+        'translate_port_cap_flags2', 'translate_transport_type',
+        'width_to_str'),
+    'pyverbs.pd': ('PD', 'ParentDomain', 'ParentDomainContext',
+                   'ParentDomainInitAttr'),
+    'pyverbs.mr': ('DMMR', 'DmaBufMR', 'MR', 'MW', 'MWBind', 'MWBindInfo',
+                   'mwtype2str'),
+    'pyverbs.cq': ('CQ', 'CQEX', 'CompChannel', 'CqInitAttrEx', 'PollCqAttr',
+                   'WC', 'WcTmInfo', 'cqe_flags_to_str', 'cqe_opcode_to_str',
+                   'cqe_status_to_str', 'create_wc_flags_to_str',
+                   'flags_to_str'),
+    'pyverbs.qp': ('DataBuffer', 'ECE', 'QP', 'QPAttr', 'QPCap', 'QPEx',
+                   'QPInitAttr', 'QPInitAttrEx'),
+    'pyverbs.addr': ('AH', 'AHAttr', 'GID', 'GRH', 'GlobalRoute'),
+    'pyverbs.wr': ('RecvWR', 'SGE', 'SendWR', 'send_flags_to_str'),
+    'pyverbs.srq': ('OpsWr', 'SRQ', 'SrqAttr', 'SrqInitAttr',
+                    'SrqInitAttrEx'),
+    'pyverbs.xrcd': ('XRCD', 'XRCDInitAttr'),
+    'pyverbs.wq': ('RwqIndTable', 'RwqIndTableInitAttr', 'RxHashConf', 'WQ',
+                   'WQAttr', 'WQInitAttr'),
+    'pyverbs.flow': ('Flow', 'FlowAction', 'FlowAttr'),
+    'pyverbs.spec': ('EthSpec', 'Ipv4ExtSpec', 'Ipv6Spec', 'Spec',
+                     'TcpUdpSpec'),
+    'pyverbs.cmid': ('AddrInfo', 'CMEvent', 'CMEventChannel', 'CMID',
+                     'ConnParam', 'JoinMCAttrEx', 'UDParam'),
+    'pyverbs.dmabuf': ('DmaBuf',),
+    'pyverbs.mem_alloc': ('free', 'malloc', 'mmap', 'munmap',
+                          'posix_memalign', 'read', 'read32', 'read64',
+                          'write', 'writebe32', 'writebe64'),
+    'pyverbs.dma_util': ('mmio_write32_as_be', 'mmio_write64_as_be',
+                         'udma_from_dev_barrier', 'udma_to_dev_barrier'),
+    'pyverbs.providers.efa.efadv': (
+        'EfaAH', 'EfaCQ', 'EfaContext', 'EfaDVAHAttr', 'EfaDVCQInitAttr',
+        'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx'),
+    'pyverbs.providers.mlx5.mlx5dv': (
+        'Mlx5CQ', 'Mlx5Context', 'Mlx5Cqe64', 'Mlx5DCIStreamInitAttr',
+        'Mlx5DVCQInitAttr', 'Mlx5DVContext', 'Mlx5DVContextAttr',
+        'Mlx5DVDCInitAttr', 'Mlx5DVPortAttr', 'Mlx5DVQPInitAttr',
+        'Mlx5DevxEq', 'Mlx5DevxMsiVector', 'Mlx5DevxObj', 'Mlx5DmOpAddr',
+        'Mlx5PP', 'Mlx5QP', 'Mlx5UAR', 'Mlx5UMEM', 'Mlx5VAR', 'Mlx5VfioAttr',
+        'Wqe', 'WqeCtrlSeg', 'WqeDataSeg', 'WqeSeg',
+        'bitmask_to_str', 'context_comp_mask_to_str', 'context_flags_to_str',
+        'cqe_comp_to_str', 'dc_type_to_str', 'qp_comp_mask_to_str',
+        'qp_create_flags_to_str', 'qpts_to_str', 'send_ops_flags_to_str',
+        'swp_to_str', 'tunnel_offloads_to_str'),
+    'pyverbs.providers.mlx5.mlx5dv_objects': (
+        'Mlx5DvCQ', 'Mlx5DvObj', 'Mlx5DvPD', 'Mlx5DvQP', 'Mlx5DvSRQ'),
+    'pyverbs.providers.mlx5.mlx5dv_mkey': (
+        'Mlx5Mkey', 'Mlx5MkeyConfAttr', 'Mlx5MkeyErr', 'Mlx5MrInterleaved',
+        'Mlx5SigBlockAttr', 'Mlx5SigBlockDomain', 'Mlx5SigCrc', 'Mlx5SigErr',
+        'Mlx5SigT10Dif'),
+    'pyverbs.providers.mlx5.mlx5dv_flow': (
+        'Mlx5Flow', 'Mlx5FlowActionAttr', 'Mlx5FlowMatchParameters',
+        'Mlx5FlowMatcher', 'Mlx5FlowMatcherAttr',
+        'Mlx5PacketReformatFlowAction'),
+    'pyverbs.providers.mlx5.mlx5dv_sched': (
+        'Mlx5dvSchedAttr', 'Mlx5dvSchedLeaf', 'Mlx5dvSchedNode'),
+    'pyverbs.providers.mlx5.mlx5dv_crypto': (
+        'Mlx5CryptoAttr', 'Mlx5CryptoExtLoginAttr', 'Mlx5CryptoLogin',
+        'Mlx5CryptoLoginAttr', 'Mlx5DEK', 'Mlx5DEKAttr', 'Mlx5DEKInitAttr'),
+    'pyverbs.providers.mlx5.mlx5_vfio': ('Mlx5VfioAttr', 'Mlx5VfioContext'),
+    'pyverbs.providers.mlx5.dr_domain': ('DrDomain',),
+    'pyverbs.providers.mlx5.dr_table': ('DrTable',),
+    'pyverbs.providers.mlx5.dr_matcher': ('DrMatcher',),
+    'pyverbs.providers.mlx5.dr_rule': ('DrRule',),
+    'pyverbs.providers.mlx5.dr_action': (
+        'DrAction', 'DrActionDefMiss', 'DrActionDestArray',
+        'DrActionDestAttr', 'DrActionDestTable', 'DrActionDestTir',
+        'DrActionDrop', 'DrActionFlowCounter', 'DrActionFlowSample',
+        'DrActionIBPort', 'DrActionModify', 'DrActionPacketReformat',
+        'DrActionPopVLan', 'DrActionPushVLan', 'DrActionQp', 'DrActionTag',
+        'DrActionVPort', 'DrFlowSamplerAttr'),
+}
+
+# module name -> {name: module it comes from}: upstream's re-exports.
+REEXPORTS = {
+    'pyverbs.device': {'gid_str': 'pyverbs.utils'},
+    'pyverbs.addr': {'gid_str': 'pyverbs.utils',
+                     'gid_str_to_array': 'pyverbs.utils'},
+    'pyverbs.mr': {'rereg_error_to_str': 'pyverbs.utils'},
+    'pyverbs.qp': {n: 'pyverbs.utils' for n in (
+        'access_flags_to_str', 'gid_str', 'mig_state_to_str', 'mtu_to_str',
+        'qp_state_to_str', 'qp_type_to_str')},
+    'pyverbs.wr': {'inc_rkey': 'pyverbs.base'},
+    'pyverbs.providers.mlx5.mlx5dv': {'posix_memalign': 'pyverbs.mem_alloc'},
+    'pyverbs.providers.mlx5.dr_action': {'be64toh': 'pyverbs.utils'},
+    'pyverbs.providers.mlx5.dr_table': {
+        'DrMatcher': 'pyverbs.providers.mlx5.dr_matcher'},
+}
+
+_filled = {}     # module name -> names fill_missing() defined
+
+
+def _not_implemented(what):
+    raise PyverbsUserError(
+        f'{what} is not implemented in this version of pyverbs-c')
+
+
+def _placeholder_func(name, module, qualname=None):
+    qualname = qualname or name
+    what = f'{module}.{qualname}'
+
+    def placeholder(*args, **kwargs):
+        _not_implemented(what)
+    placeholder.__name__ = name
+    placeholder.__qualname__ = qualname
+    placeholder.__module__ = module
+    placeholder.__doc__ = f'{what}: not implemented in this version.'
+    return placeholder
+
+
+class _PlaceholderType(type):
+    """Metaclass of placeholder classes: any public attribute read from the
+    class (a static method upstream, say) is a placeholder function."""
+
+    def __getattr__(cls, name):
+        if name.startswith('_'):
+            raise AttributeError(name)
+        return _placeholder_func(name, cls.__module__,
+                                 f'{cls.__qualname__}.{name}')
+
+
+def _placeholder_class(name, module):
+    what = f'{module}.{name}'
+
+    def __init__(self, *args, **kwargs):
+        _not_implemented(what)
+    return _PlaceholderType(name, (), {
+        '__init__': __init__, '__module__': module, '__qualname__': name,
+        '__doc__': f'{what}: not implemented in this version.'})
 
 
 def _placeholder(name, module):
-    def __init__(self, *args, **kwargs):
-        raise PyverbsUserError(
-            f'{module}.{name} is not implemented in this version of pyverbs-c')
-    return type(name, (), {'__init__': __init__, '__module__': module,
-                           '__doc__': 'Not implemented in this version.'})
+    if name[:1].isupper():
+        return _placeholder_class(name, module)
+    return _placeholder_func(name, module)
 
 
 def fill_missing(namespace, module):
-    """Define a placeholder for each missing name of module in namespace."""
+    """Define a placeholder for each missing name of module in namespace,
+    and upstream's re-exports that the module does not define itself."""
+    for name, source in REEXPORTS.get(module, {}).items():
+        if name not in namespace:
+            namespace[name] = getattr(importlib.import_module(source), name)
+    filled = []
     for name in MISSING.get(module, ()):
         if name not in namespace:
             namespace[name] = _placeholder(name, module)
+            filled.append(name)
+    _filled[module] = tuple(filled)
+
+
+def is_placeholder(obj):
+    """True for the classes and functions fill_missing() made."""
+    if isinstance(obj, _PlaceholderType):
+        return True
+    return getattr(obj, '__code__', None) is _PLACEHOLDER_CODE
+
+
+_PLACEHOLDER_CODE = _placeholder_func('x', 'x').__code__
+
+
+def placeholders():
+    """{module: names} filled with placeholders, for the modules imported
+    so far."""
+    return dict(_filled)
+

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """Base classes and small helpers shared by every pyverbs module."""
-import ctypes
 import logging
 
-from pyverbs._verbs import PyverbsObject, PyverbsCM
+from pyverbs._verbs import PyverbsObject, PyverbsCM, _errno
 from pyverbs.pyverbs_error import PyverbsRDMAError
 
-logging.basicConfig(format='[%(levelname)s] %(asctime)s %(filename)s:'
-                           '%(lineno)s: %(message)s', level=logging.INFO)
+LOG_LEVEL = logging.INFO
+LOG_FORMAT = ('[%(levelname)s] %(asctime)s %(filename)s:%(lineno)s: '
+              '%(message)s')
+logging.basicConfig(format=LOG_FORMAT, level=LOG_LEVEL)
 
 __all__ = ['PyverbsObject', 'PyverbsCM', 'PyverbsRDMAError',
            'PyverbsRDMAErrno', 'inc_rkey']
@@ -15,7 +16,7 @@ __all__ = ['PyverbsObject', 'PyverbsCM', 'PyverbsRDMAError',
 
 def PyverbsRDMAErrno(msg):
     """PyverbsRDMAError(msg) carrying the calling thread's current errno."""
-    return PyverbsRDMAError(msg, ctypes.get_errno())
+    return PyverbsRDMAError(msg, _errno())
 
 
 def inc_rkey(rkey):

@@ -73,6 +73,23 @@ int pv_obj_link(struct pv_obj *child, struct pv_obj *parent)
 	return 0;
 }
 
+int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent)
+{
+	struct pv_parent_link *l = &child->parents[slot];
+	struct pv_obj *old = l->parent;
+
+	if (slot >= child->nparents)
+		return (pv_raise_error("bad parent slot"), -1);
+	if (pv_check_open(parent))
+		return -1;
+	list_del(&l->node);
+	Py_INCREF(parent);
+	l->parent = parent;
+	list_add_tail(&l->node, &parent->children);
+	Py_DECREF(old);
+	return 0;
+}
+
 int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc)
 {
 	int i;

@@ -115,6 +115,9 @@ static inline void pv_busy_leave(struct pv_obj *o)
 	o->busy--;
 }
 
+/* Replace the parent in slot (rereg to another PD, ...). */
+int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent);
+
 /* The parent linked in slot i, or NULL. */
 static inline struct pv_obj *pv_obj_parent(struct pv_obj *o, int i)
 {
@@ -257,6 +260,15 @@ struct pv_state {
 	PyTypeObject *PortAttr;
 	PyTypeObject *GIDEntry;
 	PyTypeObject *AsyncEvent;
+	/* device_attr.c */
+	PyTypeObject *QueryDeviceExInput;
+	PyTypeObject *ODPCaps;
+	PyTypeObject *TSOCaps;
+	PyTypeObject *RSSCaps;
+	PyTypeObject *PacketPacingCaps;
+	PyTypeObject *TMCaps;
+	PyTypeObject *CQModerationCaps;
+	PyTypeObject *PCIAtomicCaps;
 	/* pd.c */
 	PyTypeObject *PD;
 	/* mr.c */
@@ -295,6 +307,7 @@ int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 /* Per-file type registration, called by module.c in dependency order. */
 int pv_object_init_types(PyObject *m);
 int pv_context_init_types(PyObject *m);
+int pv_device_attr_init_types(PyObject *m);	/* called by context.c */
 int pv_pd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
@@ -302,18 +315,71 @@ int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
 int pv_enums_init(PyObject *m);
+int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 
 /* ------------------------------------------------------------------ */
 /* Object structs shared between files                                 */
 /* ------------------------------------------------------------------ */
 
-/* context.c */
+/*
+ * context.c.  A provider subclass (Mlx5Context, ...) calls Context.__init__
+ * with attr=...: that finds the device by name and keeps it in 'device'
+ * (dev_list stays allocated so that the ibv_device stays referenced) but
+ * opens nothing and leaves the object closed.  The subclass then opens
+ * 'device' itself, stores the result in 'ctx' and calls pv_obj_opened();
+ * close() calls ibv_close_device(ctx) and frees dev_list.
+ */
 struct pv_context {
 	struct pv_obj obj;
 	struct ibv_context *ctx;
 	PyObject *name;		/* str */
-	int imported;		/* from cmd_fd: not ours to close */
+	int imported;		/* from cmd_fd (still closed with
+				 * ibv_close_device, as its man page says) */
+	struct ibv_device **dev_list;	/* kept while 'device' is used */
+	struct ibv_device *device;	/* the device found by name */
 };
+
+/* device_attr.c: plain-data results of the Context queries */
+struct pv_device_attr {
+	PyObject_HEAD
+	struct ibv_device_attr attr;
+};
+struct pv_device_attr_ex {
+	PyObject_HEAD
+	struct ibv_device_attr_ex attr;
+};
+struct pv_port_attr {
+	PyObject_HEAD
+	struct ibv_port_attr attr;
+};
+struct pv_gid_entry {
+	PyObject_HEAD
+	struct ibv_gid_entry entry;
+};
+struct pv_query_device_ex_input {
+	PyObject_HEAD
+	struct ibv_query_device_ex_input input;
+};
+/*
+ * An async event.  get_async_event() acks the event as soon as it has
+ * copied it (so that no destroy can block on an event Python forgot to
+ * ack); ack() is kept for compatibility and does nothing more.  element is
+ * the QP/CQ object the event is about (None if unknown), or the port
+ * number for port events.
+ */
+struct pv_async_event {
+	PyObject_HEAD
+	struct ibv_async_event event;
+	PyObject *element;
+	int from_ctx;	/* came from get_async_event() */
+};
+PyObject *pv_device_attr_new(const struct ibv_device_attr *attr);
+PyObject *pv_port_attr_new(const struct ibv_port_attr *attr);
+PyObject *pv_gid_entry_new(const struct ibv_gid_entry *entry);
+PyObject *pv_device_attr_ex_new(const struct ibv_device_attr_ex *attr);
+/* Steals the reference to element (which may be NULL: None). */
+PyObject *pv_async_event_new(const struct ibv_async_event *ev,
+			     PyObject *element);
 
 /* pd.c; parents[0] is the Context */
 struct pv_pd {
@@ -399,27 +465,41 @@ struct pv_ah {
 	struct pv_obj obj;
 	struct ibv_ah *ah;
 };
+/* A new GID object holding a copy of *gid. */
 PyObject *pv_gid_new(const union ibv_gid *gid);
+/* Fill *out from a GID object, a 'xxxx:...:xxxx' string or 16 raw bytes
+ * (TypeError/ValueError/PyverbsUserError otherwise). */
+int pv_gid_from_obj(PyObject *v, union ibv_gid *out);
 PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
 
 /* wr.c */
+/*
+ * Copy len bytes at address addr of this process into dst without trusting
+ * the address: an unmapped or unreadable range raises PyverbsUserError
+ * instead of crashing (process_vm_readv on our own pid).  Returns 0 or -1.
+ */
+int pv_read_mem(void *dst, uint64_t addr, size_t len);
+
 #define PV_WR_INLINE_SGES 2
 struct pv_sge {
 	PyObject_HEAD
 	struct ibv_sge sge;
 };
 /*
- * A send WR.  wr.sg_list points at sge_inline when num_sge fits, else at a
- * PyMem allocation owned by the object.  wr.next is kept in step with
- * next_wr (a strong reference), so a chain is always valid C memory while
- * its head is alive.  ah holds the AH given to set_wr_ud() so that it
- * outlives the WR; post_send() refuses a WR whose AH was closed.
+ * A send WR.  wr.sg_list points at sge_inline when the SGEs fit, else at a
+ * PyMem allocation owned by the object; sg_cap SGEs are stored there and
+ * wr.num_sge <= sg_cap always.  wr.next is kept in step with next_wr (a
+ * strong reference; cycles are refused), so a chain is always valid C
+ * memory while its head is alive.  ah holds the AH given to set_wr_ud() so
+ * that it outlives the WR; wr.wr.ud.ah is only meaningful while ah is set.
+ * Before ibv_post_send(), call pv_send_wr_check() on the head.
  */
 struct pv_send_wr {
 	PyObject_HEAD
 	struct ibv_send_wr wr;
 	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
-	PyObject *next_wr;
+	int sg_cap;
+	PyObject *next_wr;	/* SendWR or NULL */
 	struct pv_ah *ah;
 	unsigned char in_post;	/* scratch flag used while posting a list */
 };
@@ -427,11 +507,63 @@ struct pv_recv_wr {
 	PyObject_HEAD
 	struct ibv_recv_wr wr;
 	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
-	PyObject *next_wr;
+	int sg_cap;
+	PyObject *next_wr;	/* RecvWR or NULL */
 	unsigned char in_post;
 };
+/*
+ * Refuse a chain of send WRs that the provider could not post safely: an AH
+ * that was closed (its PD was closed), a UD QP's WR without set_wr_ud(), a
+ * BIND_MW without a memory window.  Returns 0, or -1 with PyverbsUserError
+ * naming the WR's index in the chain.
+ */
+int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt);
+/*
+ * Make dst a copy of src (upstream's bad_wr): every field, the SGEs (into
+ * dst's own storage, sg_cap updated) and the AH reference; dst keeps its own
+ * next_wr and wr.next.  Returns 0 or -1 (MemoryError).
+ */
+int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src);
+int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src);
 
-/* qp.c; parents: PD or Context, send CQ, recv CQ (when distinct) */
+/*
+ * qp.c: attribute objects.  The pointers of the embedded init attributes
+ * (send_cq, recv_cq, srq, pd, qp_context) are filled from the Python objects
+ * held beside them when a QP is created, never earlier, so that a closed CQ
+ * or PD is refused instead of being passed to libibverbs.  ibv_create_qp()
+ * writes the actual capabilities back into attr.cap, as upstream shows.
+ */
+struct pv_qp_cap {
+	PyObject_HEAD
+	struct ibv_qp_cap cap;
+};
+struct pv_qp_init_attr {
+	PyObject_HEAD
+	struct ibv_qp_init_attr attr;
+	PyObject *qp_context;	/* any object, or None */
+	PyObject *scq, *rcq;	/* CQ, CQEX or None */
+	PyObject *srq;		/* None (SRQ not implemented yet) */
+};
+struct pv_qp_init_attr_ex {
+	PyObject_HEAD
+	struct ibv_qp_init_attr_ex attr;
+	PyObject *qp_context;
+	PyObject *scq, *rcq;
+	PyObject *srq, *xrcd, *ind_table;	/* None (not implemented yet) */
+	PyObject *pd;		/* PD or None */
+};
+struct pv_qp_attr {
+	PyObject_HEAD
+	struct ibv_qp_attr attr;
+};
+
+/*
+ * qp.c; parents: PD (created by ibv_create_qp) or Context (ibv_create_qp_ex)
+ * then the PD of the init attributes if any, the send CQ, and the receive
+ * CQ when distinct.  qp->qp_context is the QP object itself (borrowed: the
+ * ibv_qp never outlives it), so an async event can name its QP; the user's
+ * qp_context is kept in qp_context.
+ */
 struct pv_qp {
 	struct pv_obj obj;
 	struct ibv_qp *qp;

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""Memory regions."""
+from pyverbs._verbs import MR
+from pyverbs._unimplemented import fill_missing
+
+HUGE_PAGE_SIZE = 0x200000
+
+
+def _mr_str(self):
+    fmt = '{:22}: {:<20}\n'
+    return ('MR\n' + fmt.format('lkey', self.lkey) +
+            fmt.format('rkey', self.rkey) +
+            fmt.format('length', self.length) +
+            fmt.format('buf', self.buf) +
+            fmt.format('handle', self.handle))
+
+
+MR.__str__ = _mr_str
+
+
+def mwtype2str(mw_type):
+    return {1: 'IBV_MW_TYPE_1', 2: 'IBV_MW_TYPE_2'}.get(
+        mw_type, f'Unknown MW type ({mw_type})')
+
+
+fill_missing(globals(), __name__)

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""mlx5 direct rules: actions (DrAction*).
+
+Not implemented yet: the names of upstream's module are placeholders that
+raise PyverbsUserError when used (see pyverbs._unimplemented)."""
+from pyverbs._unimplemented import fill_missing
+
+ACTION_SIZE = 8     # bytes of one modify-header action
+
+fill_missing(globals(), __name__)

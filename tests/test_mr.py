@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""MR: memory ownership, read/write, buffer export, bad input."""
+import errno
+import mmap
+import os
+import resource
+
+import pytest
+
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
+
+LOCAL_WRITE = 1
+REMOTE_WRITE = 2
+REMOTE_READ = 4
+REMOTE_ATOMIC = 8
+REREG_MR_CHANGE_PD = 2
+
+
+@pytest.fixture(autouse=True)
+def _memlock():
+    # Registration pins memory; the VM runs with an unlimited memlock.
+    yield
+
+
+@pytest.mark.parametrize('creator', [None, 0, object()])
+def test_mr_rejects_non_pd(creator):
+    with pytest.raises(TypeError):
+        MR(creator, 4096, LOCAL_WRITE)
+
+
+def test_mr_unopened():
+    m = MR.__new__(MR)
+    m.close()
+    assert m.buf == 0
+    with pytest.raises(PyverbsUserError):
+        m.lkey
+    with pytest.raises(PyverbsUserError):
+        m.read(1, 0)
+    with pytest.raises(BufferError):
+        memoryview(m)
+
+
+def test_mr_alloc_zeroed_aligned(pd):
+    with MR(pd, 10000, LOCAL_WRITE) as mr:
+        assert mr.length == 10000
+        assert mr.buf % resource.getpagesize() == 0
+        assert mr.read(10000, 0) == bytes(10000)
+        assert isinstance(mr.lkey, int) and isinstance(mr.rkey, int)
+        assert mr.pd is pd
+        text = str(mr)
+        assert text.startswith('MR\n')
+        assert f"{'lkey':22}: {mr.lkey:<20}\n" in text
+        assert f"{'length':22}: {10000:<20}\n" in text
+
+
+def test_mr_write_read(pd):
+    with MR(pd, 64, LOCAL_WRITE) as mr:
+        mr.write(b'hello', 5)
+        mr.write('world', 5, 10)
+        mr.write(bytearray(b'xyz'), 2, offset=20)
+        assert mr.read(5, 0) == b'hello'
+        assert mr.read(5, 10) == b'world'
+        assert mr.read(3, 20) == b'xy\x00'
+        assert mr.read(length=2, offset=11) == b'or'
+
+
+@pytest.mark.parametrize('length,offset', [(-1, 0), (1, -1), (65, 0),
+                                           (1, 64), (2**40, 0), (1, 2**62)])
+def test_mr_read_out_of_range(pd, length, offset):
+    with MR(pd, 64, LOCAL_WRITE) as mr:
+        with pytest.raises((PyverbsUserError, OverflowError)):
+            mr.read(length, offset)
+        with pytest.raises((PyverbsUserError, OverflowError)):
+            mr.write(b'x' * 100, length, offset)
+
+
+def test_mr_write_longer_than_data(pd):
+    with MR(pd, 64, LOCAL_WRITE) as mr:
+        with pytest.raises(PyverbsUserError, match='exceeds'):
+            mr.write(b'abc', 10)
+        with pytest.raises(TypeError):
+            mr.write(12345, 4)
+        with pytest.raises(TypeError):
+            mr.read('1', 0)
+
+
+def test_mr_memoryview_zero_copy(pd):
+    mr = MR(pd, 4096, LOCAL_WRITE)
+    view = memoryview(mr)
+    assert len(view) == 4096 and not view.readonly
+    view[0:4] = b'abcd'
+    assert mr.read(4, 0) == b'abcd'
+    mr.write(b'zz', 2, 100)
+    assert bytes(view[100:102]) == b'zz'
+    view.release()
+    mr.close()
+
+
+def test_mr_close_while_exported(pd):
+    mr = MR(pd, 4096, LOCAL_WRITE)
+    view = memoryview(mr)
+    view[0] = 7
+    mr.close()                      # deregistered, memory kept for the view
+    assert mr.closed
+    assert view[0] == 7             # still valid memory, no crash
+    view[1] = 8
+    with pytest.raises(BufferError):
+        memoryview(mr)
+    view.release()
+
+
+def test_mr_numpy_view(pd):
+    np = pytest.importorskip('numpy')
+    with MR(pd, 4096, LOCAL_WRITE) as mr:
+        arr = np.frombuffer(mr, dtype=np.uint32)
+        arr[:] = np.arange(1024, dtype=np.uint32)
+        assert mr.read(8, 4) == (1).to_bytes(4, 'little') + \
+            (2).to_bytes(4, 'little')
+        del arr
+
+
+def test_mr_over_bytearray(pd):
+    buf = bytearray(b'\x01' * 8192)
+    mr = MR(pd, 0, LOCAL_WRITE | REMOTE_WRITE, address=buf)
+    assert mr.length == 8192
+    assert mr.read(2, 0) == b'\x01\x01'
+    buf[0] = 0x42
+    assert mr.read(1, 0) == b'\x42'          # same memory
+    mr.write(b'\x55', 1, 1)
+    assert buf[1] == 0x55
+    with pytest.raises(BufferError):
+        buf.extend(b'more')                  # held: cannot move
+    mr.close()
+    buf.extend(b'more')                      # released on close
+
+
+def test_mr_over_buffer_length_checks(pd):
+    buf = bytearray(100)
+    with pytest.raises(PyverbsUserError, match='exceeds'):
+        MR(pd, 200, LOCAL_WRITE, address=buf)
+    buf.extend(b'x')                         # failure released the buffer
+    with pytest.raises(TypeError):
+        MR(pd, 10, LOCAL_WRITE, address=b'read-only bytes')
+    with pytest.raises(TypeError):
+        MR(pd, 10, LOCAL_WRITE, address=1.5)
+
+
+def test_mr_over_mmap_and_numpy(pd):
+    m = mmap.mmap(-1, 16384)
+    with MR(pd, 16384, LOCAL_WRITE, address=m) as mr:
+        m[0:3] = b'abc'
+        assert mr.read(3, 0) == b'abc'
+    m.close()
+    np = pytest.importorskip('numpy')
+    arr = np.zeros(1000, dtype=np.uint64)
+    with MR(pd, 0, LOCAL_WRITE, address=arr) as mr:
+        assert mr.length == 8000
+        arr[1] = 0x1122334455667788
+        assert mr.read(8, 8) == (0x1122334455667788).to_bytes(8, 'little')
+        assert bytes(memoryview(mr)[8:16]) == mr.read(8, 8)
+
+
+def test_mr_raw_address(pd):
+    m = mmap.mmap(-1, 4096)
+    import ctypes
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    mr = MR(pd, 4096, LOCAL_WRITE, address=addr)
+    assert mr.buf == addr
+    mr.write(b'raw', 3)
+    assert m[0:3] == b'raw'
+    with pytest.raises(BufferError):
+        memoryview(mr)                      # not ours to export
+    mr.close()
+    del addr
+    m.close()
+
+
+def test_mr_bad_access_raises_rdma_error(pd):
+    # Remote write without local write is refused by the verbs layer.
+    with pytest.raises(PyverbsRDMAError, match='Failed to register a MR') \
+            as ei:
+        MR(pd, 4096, REMOTE_WRITE)
+    assert ei.value.error_code == errno.EINVAL
+    assert ei.value.func == 'ibv_reg_mr'
+
+
+@pytest.mark.parametrize('bad', [-1, 2**32, 'x', None, 1.0])
+def test_mr_bad_access_type(pd, bad):
+    with pytest.raises((TypeError, OverflowError)):
+        MR(pd, 4096, bad)
+
+
+@pytest.mark.parametrize('bad', [-1, 'x', 1.0, 2**64])
+def test_mr_bad_length(pd, bad):
+    with pytest.raises((TypeError, OverflowError)):
+        MR(pd, bad, LOCAL_WRITE)
+
+
+def test_mr_closed_with_pd_and_context(ctx):
+    pd = PD(ctx)
+    mrs = [MR(pd, 4096, LOCAL_WRITE) for _ in range(4)]
+    pd.close()
+    assert all(m.closed for m in mrs)
+    pd2 = PD(ctx)
+    mr = MR(pd2, 4096, LOCAL_WRITE)
+    ctx.close()
+    assert mr.closed and pd2.closed
+    with pytest.raises(PyverbsUserError):
+        mr.lkey
+
+
+def test_mr_on_closed_pd(pd):
+    pd.close()
+    with pytest.raises(PyverbsUserError, match='closed'):
+        MR(pd, 4096, LOCAL_WRITE)
+
+
+def test_mr_rereg(ctx, pd):
+    """rxe has no rereg_mr: a clean error; argument checks come first."""
+    mr = MR(pd, 4096, LOCAL_WRITE)
+    with pytest.raises(PyverbsUserError):
+        mr.rereg(REREG_MR_CHANGE_PD)             # no pd given
+    with pytest.raises(TypeError):
+        mr.rereg(REREG_MR_CHANGE_PD, pd=ctx)
+    pd2 = PD(ctx)
+    try:
+        mr.rereg(REREG_MR_CHANGE_PD, pd=pd2)
+    except PyverbsRDMAError as ex:
+        assert ex.error_code in (errno.EOPNOTSUPP, errno.ENOSYS,
+                                 errno.EINVAL)
+        assert mr.pd is pd
+    else:
+        assert mr.pd is pd2
+        pd2.close()
+        assert mr.closed
+    mr.close()
+
+
+def test_mr_many_sizes(pd):
+    for size in (1, 100, 4095, 4096, 4097, 1 << 20):
+        with MR(pd, size, LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE) as mr:
+            mr.write(b'\xff', 1, size - 1)
+            assert mr.read(1, size - 1) == b'\xff'

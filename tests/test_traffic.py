@@ -1,0 +1,335 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""Traffic through QPs on a real device (Soft-RoCE in the VM): sends,
+RDMA, atomics, UD with GRH, lists of WRs, failures of a post, inline data,
+completion events.  The QPs are connected in loopback on one device (see
+rdma_helpers for why not rxe0 <-> rxe1)."""
+import errno
+import struct
+
+import pytest
+
+import pyverbs.enums as e
+from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
+from pyverbs.qp import QPAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
+
+from rdma_helpers import (GRH_SIZE, End, connect, pair, poll, recv_wr,
+                          send_wr, sge)
+
+
+@pytest.fixture
+def rc(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=256)
+    yield a, b
+    a.close()
+    b.close()
+
+
+@pytest.fixture
+def ud(ctx):
+    a, b = pair(ctx, e.IBV_QPT_UD, msg_size=256)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def test_rc_send_recv(rc):
+    a, b = rc
+    b.qp.post_recv(recv_wr(b, wr_id=7))
+    a.qp.post_send(send_wr(a, b'hello RC', wr_id=8))
+    (swc,) = poll(a.cq)
+    (rwc,) = poll(b.cq)
+    assert (swc.wr_id, swc.opcode) == (8, e.IBV_WC_SEND)
+    assert (rwc.wr_id, rwc.opcode, rwc.byte_len) == (7, e.IBV_WC_RECV, 8)
+    assert not rwc.wc_flags & e.IBV_WC_WITH_IMM
+    assert rwc.qp_num == b.qp.qp_num
+    assert b.mr.read(8, 0) == b'hello RC'
+
+
+def test_rc_send_with_imm(rc):
+    a, b = rc
+    b.qp.post_recv(recv_wr(b))
+    a.qp.post_send(send_wr(a, b'imm', opcode=e.IBV_WR_SEND_WITH_IMM,
+                           imm_data=0x12345678))
+    poll(a.cq)
+    (rwc,) = poll(b.cq)
+    assert rwc.wc_flags & e.IBV_WC_WITH_IMM
+    assert rwc.imm_data == 0x12345678
+    assert b.mr.read(3, 0) == b'imm'
+
+
+def test_rdma_write(rc):
+    a, b = rc
+    wr = send_wr(a, b'written remotely', opcode=e.IBV_WR_RDMA_WRITE)
+    wr.set_wr_rdma(b.mr.rkey, b.mr.buf + 16)
+    a.qp.post_send(wr)
+    (wc,) = poll(a.cq)
+    assert wc.opcode == e.IBV_WC_RDMA_WRITE
+    assert b.mr.read(16, 16) == b'written remotely'
+    assert b.cq.poll()[0] == 0      # no receive consumed
+
+
+def test_rdma_write_with_imm(rc):
+    a, b = rc
+    b.qp.post_recv(recv_wr(b, wr_id=3))
+    wr = send_wr(a, b'wimm', opcode=e.IBV_WR_RDMA_WRITE_WITH_IMM,
+                 imm_data=42)
+    wr.set_wr_rdma(b.mr.rkey, b.mr.buf + 100)
+    a.qp.post_send(wr)
+    poll(a.cq)
+    (rwc,) = poll(b.cq)
+    assert (rwc.wr_id, rwc.opcode) == (3, e.IBV_WC_RECV_RDMA_WITH_IMM)
+    assert rwc.imm_data == 42
+    assert b.mr.read(4, 100) == b'wimm'
+
+
+def test_rdma_read(rc):
+    a, b = rc
+    b.mr.write(b'remote data', 11, 50)
+    wr = send_wr(a, opcode=e.IBV_WR_RDMA_READ, length=11, offset=5)
+    wr.set_wr_rdma(b.mr.rkey, b.mr.buf + 50)
+    a.qp.post_send(wr)
+    (wc,) = poll(a.cq)
+    assert (wc.opcode, wc.byte_len) == (e.IBV_WC_RDMA_READ, 11)
+    assert a.mr.read(11, 5) == b'remote data'
+
+
+def atomic(a, b, opcode, compare_add, swap=0):
+    wr = send_wr(a, opcode=opcode, length=8)
+    wr.set_wr_atomic(b.mr.rkey, b.mr.buf, compare_add, swap)
+    a.qp.post_send(wr)
+    (wc,) = poll(a.cq)
+    return wc, struct.unpack('=Q', a.mr.read(8, 0))[0], \
+        struct.unpack('=Q', b.mr.read(8, 0))[0]
+
+
+def test_atomic_fetch_and_add(rc):
+    a, b = rc
+    b.mr.write(struct.pack('=Q', 1000), 8)
+    wc, fetched, now = atomic(a, b, e.IBV_WR_ATOMIC_FETCH_AND_ADD, 234)
+    assert wc.opcode == e.IBV_WC_FETCH_ADD
+    assert (fetched, now) == (1000, 1234)
+    _, fetched, now = atomic(a, b, e.IBV_WR_ATOMIC_FETCH_AND_ADD, 2**64 - 1)
+    assert (fetched, now) == (1234, 1233)
+
+
+def test_atomic_compare_and_swap(rc):
+    a, b = rc
+    b.mr.write(struct.pack('=Q', 77), 8)
+    wc, fetched, now = atomic(a, b, e.IBV_WR_ATOMIC_CMP_AND_SWP, 77, 88)
+    assert wc.opcode == e.IBV_WC_COMP_SWAP
+    assert (fetched, now) == (77, 88)
+    _, fetched, now = atomic(a, b, e.IBV_WR_ATOMIC_CMP_AND_SWP, 77, 99)
+    assert (fetched, now) == (88, 88)     # no match: unchanged
+
+
+def test_uc_send(ctx):
+    a, b = pair(ctx, e.IBV_QPT_UC, msg_size=64)
+    with a, b:
+        b.qp.post_recv(recv_wr(b))
+        a.qp.post_send(send_wr(a, b'unreliable'))
+        poll(a.cq)
+        (rwc,) = poll(b.cq)
+        assert rwc.byte_len == 10
+        assert b.mr.read(10, 0) == b'unreliable'
+
+
+def test_ud_send_with_grh(ud):
+    a, b = ud
+    b.qp.post_recv(recv_wr(b, wr_id=5))
+    a.qp.post_send(send_wr(a, b'datagram'))
+    poll(a.cq)
+    (rwc,) = poll(b.cq)
+    assert rwc.wr_id == 5
+    assert rwc.byte_len == GRH_SIZE + 8
+    assert rwc.wc_flags & e.IBV_WC_GRH
+    assert rwc.src_qp == a.qp.qp_num
+    assert b.mr.read(8, GRH_SIZE) == b'datagram'
+    grh = b.mr.read(GRH_SIZE, 0)
+    sgid, dgid = a.gid.gid.replace(':', ''), b.gid.gid.replace(':', '')
+    if sgid.startswith('00000000000000000000ffff'):
+        # RoCEv2 over IPv4: the IPv4 header fills the last 20 bytes
+        ip = grh[20:]
+        assert ip[0] == 0x45 and ip[9] == 17    # IPv4, UDP
+        assert ip[12:16].hex() == sgid[-8:]
+        assert ip[16:20].hex() == dgid[-8:]
+    else:
+        assert grh[8:24].hex() == sgid and grh[24:40].hex() == dgid
+
+
+def test_ud_closed_ah_refused(ud):
+    a, b = ud
+    wr = send_wr(a, b'x')
+    a.ah.close()
+    with pytest.raises(PyverbsUserError, match='AH'):
+        a.qp.post_send(wr)
+
+
+def test_post_lists(rc):
+    a, b = rc
+    n = 4
+    b.qp.post_recv([recv_wr(b, wr_id=i, length=16, offset=16 * i)
+                    for i in range(n)])
+    sends = [send_wr(a, bytes([65 + i]) * 16, wr_id=100 + i, offset=16 * i)
+             for i in range(n)]
+    a.qp.post_send(tuple(sends))
+    swcs = poll(a.cq, n)
+    rwcs = poll(b.cq, n)
+    assert [w.wr_id for w in swcs] == [100, 101, 102, 103]
+    assert [w.wr_id for w in rwcs] == [0, 1, 2, 3]
+    assert b.mr.read(64, 0) == b'A' * 16 + b'B' * 16 + b'C' * 16 + b'D' * 16
+    # the temporary links are gone: each WR posts alone again
+    assert all(w.next_wr is None for w in sends)
+    b.qp.post_recv(recv_wr(b))
+    a.qp.post_send(sends[2])
+    assert poll(a.cq)[0].wr_id == 102
+    poll(b.cq)
+    a.qp.post_send([])              # nothing to post
+
+
+def test_post_chain_and_list_of_chains(rc):
+    a, b = rc
+    b.qp.post_recv(RecvWR(wr_id=1, num_sge=1, sg=[sge(b, 8, 0)],
+                          next_wr=RecvWR(wr_id=2, num_sge=1,
+                                         sg=[sge(b, 8, 8)])))
+    b.qp.post_recv([recv_wr(b, wr_id=3, length=8, offset=16)])
+    s2 = send_wr(a, b'second!!', wr_id=12, offset=8)
+    s1 = send_wr(a, b'first!!!', wr_id=11)
+    s1.next_wr = s2
+    s3 = send_wr(a, b'third!!!', wr_id=13, offset=16)
+    a.qp.post_send([s1, s3])
+    assert [w.wr_id for w in poll(a.cq, 3)] == [11, 12, 13]
+    assert [w.wr_id for w in poll(b.cq, 3)] == [1, 2, 3]
+    assert b.mr.read(24, 0) == b'first!!!second!!third!!!'
+    assert s1.next_wr is s2 and s2.next_wr is None and s3.next_wr is None
+
+
+def test_duplicate_wr_refused(rc):
+    a, b = rc
+    w = send_wr(a, b'dup')
+    for bad in ([w, w], [w, send_wr(a, b'x'), w]):
+        with pytest.raises(PyverbsUserError, match='more than once'):
+            a.qp.post_send(bad)
+    head = send_wr(a, b'h')
+    head.next_wr = w
+    with pytest.raises(PyverbsUserError, match='more than once'):
+        a.qp.post_send([head, w])
+    with pytest.raises(TypeError):
+        a.qp.post_send([w, recv_wr(a)])
+    with pytest.raises(TypeError):
+        a.qp.post_send(recv_wr(a))
+    with pytest.raises(TypeError):
+        a.qp.post_recv([recv_wr(a), w])
+    assert a.cq.poll()[0] == 0      # nothing was posted
+    b.qp.post_recv(recv_wr(b))
+    a.qp.post_send(w)               # the WR is usable after the refusals
+    poll(a.cq)
+    poll(b.cq)
+
+
+def test_post_send_overflow_reports_index(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, depth=4, cq_depth=256)
+    with a, b:
+        cap = a.qp.query(e.IBV_QP_CAP)[0].cap
+        n = cap.max_send_wr
+        wrs = []
+        for i in range(n + 2):
+            wr = send_wr(a, opcode=e.IBV_WR_RDMA_WRITE, wr_id=i, length=8)
+            wr.set_wr_rdma(b.mr.rkey, b.mr.buf)
+            wrs.append(wr)
+        bad = send_wr(a, length=8)
+        with pytest.raises(PyverbsRDMAError, match='Failed to post send') \
+                as ex:
+            a.qp.post_send(wrs, bad)
+        assert ex.value.error_code == errno.ENOMEM
+        assert ex.value.bad_wr_index == n
+        assert bad.wr_id == n and bad.opcode == e.IBV_WR_RDMA_WRITE
+        assert bad.next_wr is None
+        # the WRs before the bad one were posted
+        assert sorted(w.wr_id for w in poll(a.cq, n)) == list(range(n))
+
+
+def test_post_recv_overflow_reports_index(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, depth=4)
+    with a, b:
+        n = b.qp.query(e.IBV_QP_CAP)[0].cap.max_recv_wr
+        bad = RecvWR(wr_id=999, num_sge=1, sg=[SGE(0, 0, 0)])
+        with pytest.raises(PyverbsRDMAError, match='Failed to post recv') \
+                as ex:
+            b.qp.post_recv(wr=[recv_wr(b, wr_id=i) for i in range(n + 1)],
+                           bad_wr=bad)
+        assert ex.value.error_code == errno.ENOMEM
+        assert ex.value.bad_wr_index == n
+        assert bad.wr_id == n and bad.num_sge == 1
+        assert bad.sg_list[0].lkey == b.mr.lkey
+
+
+def test_post_in_reset_fails(rc):
+    a, b = rc
+    b.qp.modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)
+    with pytest.raises(PyverbsRDMAError) as ex:
+        b.qp.post_recv(recv_wr(b))
+    assert ex.value.error_code == errno.EINVAL
+    # None where the provider does not name the failing WR (rxe in RESET)
+    assert ex.value.bad_wr_index in (0, None)
+    a.qp.modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)
+    with pytest.raises(PyverbsRDMAError) as ex:
+        a.qp.post_send(send_wr(a, b'x'))
+    assert ex.value.error_code == errno.EINVAL
+
+
+def test_inline_send(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, max_inline_data=64)
+    with a, b:
+        b.qp.post_recv(recv_wr(b))
+        wr = send_wr(a, b'inline!', send_flags=e.IBV_SEND_SIGNALED |
+                     e.IBV_SEND_INLINE)
+        a.qp.post_send(wr)
+        poll(a.cq)
+        poll(b.cq)
+        assert b.mr.read(7, 0) == b'inline!'
+        # inline data is copied by the provider in user space: a bad
+        # address is refused before it could crash the process
+        for addr in (8, 2**63, 2**64 - 4):
+            bogus = SendWR(num_sge=1, sg=[SGE(addr, 16, a.mr.lkey)],
+                           send_flags=e.IBV_SEND_INLINE)
+            with pytest.raises(PyverbsUserError):
+                a.qp.post_send(bogus)
+            with pytest.raises(PyverbsUserError):
+                a.qp.post_send([wr, bogus])
+        assert a.cq.poll()[0] == 0
+
+
+def test_completion_events(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, with_channel=True)
+    with a, b:
+        for i in range(3):
+            b.cq.req_notify()
+            b.qp.post_recv(recv_wr(b, wr_id=i))
+            a.qp.post_send(send_wr(a, b'event'))
+            b.channel.get_cq_event(b.cq)
+            b.cq.ack_events(1)
+            (wc,) = poll(b.cq)
+            assert wc.wr_id == i
+            poll(a.cq)
+
+
+def test_qp_close_during_traffic_objects(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64)
+    wr = send_wr(a, b'x')
+    a.pd.close()                    # closes a's QP, MR
+    assert a.qp.closed and a.mr.closed
+    with pytest.raises(PyverbsUserError):
+        a.qp.post_send(wr)
+    a.close()
+    b.close()
+
+
+def test_connect_helper_rejects_reconnect(ctx):
+    a = End(ctx, e.IBV_QPT_RC)
+    b = End(ctx, e.IBV_QPT_RC)
+    with a, b:
+        connect(a, b)
+        assert a.qp.qp_state == b.qp.qp_state == e.IBV_QPS_RTS
+        with pytest.raises(PyverbsRDMAError):
+            a.qp.to_init(QPAttr())  # RTS -> INIT is not allowed
