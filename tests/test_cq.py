@@ -17,7 +17,8 @@ import weakref
 import pytest
 
 import pyverbs.cq as c
-from pyverbs.cq import CQ, WC, CompChannel, CQPoller, WCError
+from pyverbs.cq import (CQ, CQEX, WC, CompChannel, CQPoller, CqInitAttrEx,
+                        PollCqAttr, WcTmInfo, WCError)
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 
@@ -248,6 +249,113 @@ def test_cq_poller_argument_checks():
         CQPoller(None)
     with pytest.raises(TypeError):
         CQPoller(WC())
+
+
+CIA_STR = ('Number of CQEs        : 100                 \n'
+           'WC flags              : IBV_WC_EX_WITH_BYTE_LEN IBV_WC_EX_WITH_IMM '
+           'IBV_WC_EX_WITH_QP_NUM IBV_WC_EX_WITH_SRC_QP IBV_WC_EX_WITH_SLID '
+           'IBV_WC_EX_WITH_SL \n'
+           'comp mask             : 0                   \n'
+           'flags                 : 0                   \n')
+
+
+def test_cq_init_attr_ex():
+    a = CqInitAttrEx()
+    assert (a.cqe, a.comp_vector, a.wc_flags, a.comp_mask, a.flags) == \
+        (100, 0, 0, 0, 0)
+    assert a.comp_channel is None and a.parent_domain is None
+    assert a.cq_context is None
+    a = CqInitAttrEx(10, None, 1, 2**64 - 1, 3, 4, None)
+    assert (a.cqe, a.comp_vector, a.wc_flags, a.comp_mask, a.flags) == \
+        (10, 1, 2**64 - 1, 3, 4)
+    a = CqInitAttrEx(cqe=5, wc_flags=0x3f, comp_mask=1, flags=2)
+    assert (a.cqe, a.wc_flags, a.comp_mask, a.flags) == (5, 0x3f, 1, 2)
+    a.cqe = 2**32 - 1
+    assert a.cqe == 2**32 - 1
+    for bad in (-1, 2**32):
+        with pytest.raises(OverflowError):
+            a.cqe = bad
+        with pytest.raises(OverflowError):
+            CqInitAttrEx(cqe=bad)
+    with pytest.raises(OverflowError):
+        a.wc_flags = 2**64
+    with pytest.raises(TypeError):
+        a.flags = None
+    with pytest.raises(TypeError):
+        CqInitAttrEx(channel=5)
+    with pytest.raises(TypeError):
+        CqInitAttrEx(parent_domain=5)
+    with pytest.raises(TypeError):
+        a.comp_channel = 5
+    with pytest.raises(TypeError):
+        a.parent_domain = 'pd'
+    a.comp_channel = None
+    a.parent_domain = None
+    tok = object()
+    a.cq_context = tok
+    assert a.cq_context is tok
+    a.cq_context = None
+    assert a.cq_context is None
+
+
+def test_cq_init_attr_ex_str():
+    a = CqInitAttrEx()
+    a.wc_flags = 0x3f
+    assert str(a) == CIA_STR
+    assert str(inspect.signature(CqInitAttrEx)) == (
+        '(cqe=100, channel=None, comp_vector=0, wc_flags=0, comp_mask=0, '
+        'flags=0, parent_domain=None)')
+
+
+def test_cq_init_attr_ex_cycle_collected():
+    class Holder:
+        pass
+    a = CqInitAttrEx()
+    h = Holder()
+    a.cq_context = h
+    h.attr = a          # cycle: a -> h -> a
+    ref = weakref.ref(h)
+    del a, h
+    gc.collect()
+    assert ref() is None
+
+
+def test_poll_cq_attr_and_tm_info():
+    p = PollCqAttr()
+    assert p.comp_mask == 0
+    p.comp_mask = 2**32 - 1
+    assert p.comp_mask == 2**32 - 1
+    with pytest.raises(OverflowError):
+        p.comp_mask = -1
+    assert PollCqAttr(comp_mask=3).comp_mask == 3
+    with pytest.raises(TypeError):
+        PollCqAttr(5)
+    t = WcTmInfo()
+    assert (t.tag, t.priv) == (0, 0)
+    t.tag = 2**64 - 1
+    t.priv = 2**32 - 1
+    assert (t.tag, t.priv) == (2**64 - 1, 2**32 - 1)
+    with pytest.raises(OverflowError):
+        t.priv = 2**32
+    with pytest.raises(TypeError):
+        WcTmInfo(1)
+
+
+def test_cqex_unopened_and_arguments():
+    x = CQEX.__new__(CQEX)
+    assert repr(x) == '<CQEX closed>' and x.cq == 0
+    for name in ('start_poll', 'poll_next', 'end_poll', 'read_opcode',
+                 'read_byte_len', 'read_tm_info', 'req_notify'):
+        with pytest.raises(PyverbsUserError):
+            getattr(x, name)()
+    for name in ('status', 'wr_id', 'cqe', 'handle'):
+        with pytest.raises(PyverbsUserError):
+            getattr(x, name)
+    with pytest.raises(TypeError):
+        CQEX(None, None)
+    with pytest.raises(TypeError):
+        CQEX()
+    assert str(inspect.signature(CQEX)) == '(context, init_attr)'
 
 
 # -------------------------------------------------------------- device ---
@@ -574,3 +682,353 @@ def test_dealloc_of_cq_that_cannot_close(dev_name):
     assert p.stdout == 'survived\n'
     assert p.stderr.count('Exception ignored') == 1, p.stderr
     assert 'get_cq_event' in p.stderr
+
+
+# ------------------------------------------- device: real completions ---
+
+def _rc_pair(ctx, **kw):
+    import pyverbs.enums as e
+    from rdma_helpers import pair
+    return pair(ctx, e.IBV_QPT_RC, **kw)
+
+
+def _close(*ends):
+    for end in ends:
+        end.close()
+
+
+def test_poll_real_completions(ctx):
+    from rdma_helpers import poll, recv_wr, send_wr
+    a, b = _rc_pair(ctx, msg_size=64, depth=32)
+    try:
+        n = 20
+        for i in range(n):
+            b.qp.post_recv(recv_wr(b, wr_id=100 + i))
+        for i in range(n):
+            a.qp.post_send(send_wr(a, b'x' * 64, wr_id=i))
+        sends = poll(a.cq, n)
+        assert [w.wr_id for w in sends] == list(range(n))
+        assert all(w.opcode == 0 and w.status == 0 and
+                   w.qp_num == a.qp.qp_num for w in sends)
+        # several completions in one call, more than the on-stack array
+        got = []
+        deadline = time.monotonic() + 10
+        while len(got) < n and time.monotonic() < deadline:
+            cnt, wcs = b.cq.poll(num_entries=n)
+            assert cnt == len(wcs)
+            got += wcs
+        assert [w.wr_id for w in got] == [100 + i for i in range(n)]
+        for w in got:
+            assert (w.status, w.opcode, w.byte_len) == (0, 0x80, 64)
+            assert w.qp_num == b.qp.qp_num
+            assert w.raise_for_status() is w
+        assert 'status                : success' in str(got[0])
+        assert 'opcode                : Receive' in str(got[0])
+        assert b.cq.poll(n) == (0, [])
+    finally:
+        _close(a, b)
+
+
+def test_failed_completion_raises_wc_error(ctx):
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _rc_pair(ctx, msg_size=64)
+    try:
+        b.qp.post_recv(recv_wr(b, wr_id=7, length=8))   # too small
+        a.qp.post_send(send_wr(a, b'y' * 64, wr_id=8))
+        wcs = list(CQPoller(b.cq).iterwc(count=1, timeout=10))
+        # rxe reports a local QP op error here, others a local length error
+        assert len(wcs) == 1 and wcs[0].status in (1, 2)
+        status = wcs[0].status
+        with pytest.raises(WCError) as ei:
+            wcs[0].raise_for_status(b.cq)
+        ex = ei.value
+        assert ex.cq is b.cq and ex.wc is wcs[0]
+        assert ex.qp_num == b.qp.qp_num and ex.status == status
+        assert c.cqe_status_to_str(status) in str(ex)
+        assert f'QP {b.qp.qp_num}' in str(ex)
+    finally:
+        _close(a, b)
+
+
+def test_get_cq_event_real_completion(ctx):
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _rc_pair(ctx, msg_size=64, with_channel=True)
+    try:
+        cc = b.channel
+        b.cq.req_notify()
+        assert select.select([cc], [], [], 0.1)[0] == []
+        b.qp.post_recv(recv_wr(b, wr_id=1))
+        a.qp.post_send(send_wr(a, b'z' * 64))
+        assert select.select([cc], [], [], 10)[0] == [cc]
+        cc.get_cq_event(b.cq)
+        assert b.cq.num_events == 1
+        n, wcs = b.cq.poll()
+        assert n == 1 and wcs[0].wr_id == 1
+        b.cq.ack_events(1)
+        assert b.cq.num_events == 0
+        # a second event, left unacked: close() acks it instead of hanging
+        b.cq.req_notify()
+        b.qp.post_recv(recv_wr(b, wr_id=2))
+        a.qp.post_send(send_wr(a, b'z' * 64))
+        cc.get_cq_event(expected_cq=b.cq)
+        assert b.cq.num_events == 1
+        b.cq.close()
+        assert b.cq.closed
+    finally:
+        _close(a, b)
+
+
+def test_get_cq_event_unexpected_cq(ctx):
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _rc_pair(ctx, msg_size=64, with_channel=True)
+    try:
+        other = CQ(ctx, 10, None, b.channel)
+        b.cq.req_notify()
+        b.qp.post_recv(recv_wr(b))
+        a.qp.post_send(send_wr(a, b'w' * 64))
+        with pytest.raises(PyverbsRDMAError, match='unexpected CQ'):
+            b.channel.get_cq_event(other)
+        # the event was counted on the CQ that got it
+        assert b.cq.num_events == 1 and other.num_events == 0
+        other.close()
+        b.cq.close()        # acks it: does not block
+    finally:
+        _close(a, b)
+
+
+def test_get_cq_event_wakes_blocked_thread(ctx):
+    """A thread blocked in get_cq_event (GIL released) is woken by a real
+    completion while the main thread keeps running Python code."""
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _rc_pair(ctx, msg_size=64, with_channel=True)
+    try:
+        b.cq.req_notify()
+        b.qp.post_recv(recv_wr(b))
+        done = []
+        t = threading.Thread(
+            target=lambda: done.append(b.channel.get_cq_event(b.cq)))
+        t.start()
+        t.join(0.3)
+        assert t.is_alive() and not done
+        with pytest.raises(PyverbsUserError):
+            b.cq.close()
+        a.qp.post_send(send_wr(a, b'v' * 64))
+        t.join(10)
+        assert not t.is_alive() and done == [None]
+        assert b.cq.num_events == 1
+        assert b.cq.poll()[0] == 1
+    finally:
+        _close(a, b)
+
+
+def test_cq_poller_sleeps_on_channel(ctx):
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _rc_pair(ctx, msg_size=64, depth=32, with_channel=True)
+    try:
+        n = 6
+        for i in range(n):
+            b.qp.post_recv(recv_wr(b, wr_id=i))
+
+        def sender():
+            for i in range(n):
+                time.sleep(0.05)
+                a.qp.post_send(send_wr(a, b'u' * 64, wr_id=i))
+        t = threading.Thread(target=sender)
+        poller = CQPoller(b.cq)
+        t.start()
+        wcs = list(poller.iterwc(count=n, timeout=20))
+        t.join()
+        assert [w.wr_id for w in wcs] == list(range(n))
+        assert all(w.status == 0 for w in wcs)
+        assert list(poller.iterwc(count=1, timeout=0.1)) == []
+        poller.close()
+        assert b.cq.num_events == 0
+    finally:
+        _close(a, b)
+
+
+# ------------------------------------------------------ device: CQEX ---
+
+IBV_WC_STANDARD_FLAGS = 0x7f
+IBV_WC_EX_WITH_IMM = 1 << 1
+ENOENT = 2
+
+
+def _cqex_pair(ctx, wc_flags=IBV_WC_STANDARD_FLAGS, channel=False):
+    """An RC pair whose QPs use CQEXs (b's on a channel if asked)."""
+    import pyverbs.enums as e
+    from pyverbs.qp import QP, QPCap, QPInitAttr
+    from rdma_helpers import connect, End
+    ends = []
+    try:
+        for i in range(2):
+            end = End(ctx, e.IBV_QPT_RC, msg_size=64)
+            ends.append(end)
+            end.qp.close()
+            cc = CompChannel(ctx) if channel and i else None
+            end.channel = cc
+            end.cq.close()
+            end.cq = CQEX(ctx, CqInitAttrEx(cqe=64, channel=cc,
+                                            wc_flags=wc_flags))
+            end.qp = QP(end.pd, QPInitAttr(
+                qp_type=e.IBV_QPT_RC, scq=end.cq, rcq=end.cq,
+                cap=QPCap(max_send_wr=16, max_recv_wr=16)))
+        connect(*ends)
+    except BaseException:
+        for end in ends:
+            end.close()
+        raise
+    return ends
+
+
+def _cqex_wait(cq, timeout=10):
+    deadline = time.monotonic() + timeout
+    while True:
+        rc = cq.start_poll(PollCqAttr())
+        if rc != ENOENT or time.monotonic() > deadline:
+            return rc
+
+
+def test_cqex_create(ctx):
+    with CQEX(ctx, CqInitAttrEx(cqe=10)) as cq:
+        assert cq.cqe >= 10 and cq.cq != 0 and cq.comp_channel is None
+        assert str(cq) == ('Extended CQ:\n' +
+                           f'{"Handle":22}: {cq.handle:<20}\n' +
+                           f'{"CQEs":22}: {cq.cqe:<20}\n')
+        assert cq.start_poll(PollCqAttr()) == ENOENT
+        assert cq.start_poll(None) == ENOENT
+        cq.end_poll()           # no batch: nothing to do
+        with pytest.raises(PyverbsUserError):
+            cq.poll_next()
+        with pytest.raises(PyverbsUserError, match='no current'):
+            cq.read_opcode()
+    with CQEX(ctx, None) as cq:     # upstream: None means the defaults
+        assert cq.cqe >= 100
+    tok = object()
+    attr = CqInitAttrEx(cqe=10)
+    attr.cq_context = tok
+    with CQEX(ctx, attr) as cq:
+        assert cq.cq_context is tok
+    with pytest.raises(TypeError):
+        CQEX(ctx, 5)
+
+
+def test_cqex_bad_flow(ctx):
+    with pytest.raises(PyverbsRDMAError) as ei:
+        CQEX(ctx, CqInitAttrEx(cqe=2**31 - 1))
+    assert ei.value.error_code == EINVAL
+    assert 'Failed to create extended CQ' in str(ei.value)
+    attr = CqInitAttrEx(10)
+    attr.comp_vector = ctx.num_comp_vectors + 1
+    with pytest.raises(PyverbsRDMAError) as ei:
+        CQEX(ctx, attr)
+    assert ei.value.error_code == EINVAL
+
+
+def test_cqex_parents(ctx, dev_name):
+    from pyverbs.device import Context
+    from pyverbs.pd import PD
+    with Context(name=dev_name) as other:
+        cc_other = CompChannel(other)
+        with pytest.raises(PyverbsUserError, match='another Context'):
+            CQEX(ctx, CqInitAttrEx(channel=cc_other))
+        pd_other = PD(other)
+        with pytest.raises(PyverbsUserError, match='another Context'):
+            CQEX(ctx, CqInitAttrEx(parent_domain=pd_other))
+    cc = CompChannel(ctx)
+    cq = CQEX(ctx, CqInitAttrEx(cqe=10, channel=cc))
+    assert cq.comp_channel is cc
+    cc.close()
+    assert cq.closed
+    with pytest.raises(PyverbsUserError):
+        CQEX(ctx, CqInitAttrEx(channel=cc))
+
+
+def test_cqex_traffic_and_readers(ctx):
+    import socket
+    from rdma_helpers import recv_wr, send_wr
+    import pyverbs.enums as e
+    a, b = _cqex_pair(ctx)
+    try:
+        n = 4
+        for i in range(n):
+            b.qp.post_recv(recv_wr(b, wr_id=10 + i))
+        for i in range(n):
+            a.qp.post_send(send_wr(a, b'q' * 64, wr_id=i,
+                                   opcode=e.IBV_WR_SEND_WITH_IMM,
+                                   imm_data=socket.htonl(0x1234 + i)))
+        got = []
+        assert _cqex_wait(b.cq) == 0
+        while True:
+            assert b.cq.status == 0
+            got.append((b.cq.wr_id, b.cq.read_opcode(), b.cq.read_byte_len(),
+                        b.cq.read_qp_num(), socket.ntohl(b.cq.read_imm_data()),
+                        b.cq.read_wc_flags() & 2))
+            b.cq.read_src_qp()
+            b.cq.read_slid()
+            b.cq.read_sl()
+            b.cq.read_dlid_path_bits()
+            b.cq.read_vendor_err()
+            if len(got) == n:
+                break
+            while (rc := b.cq.poll_next()) == ENOENT:
+                pass
+            assert rc == 0
+        with pytest.raises(PyverbsUserError, match='start_poll'):
+            b.cq.start_poll(None)
+        b.cq.end_poll()
+        with pytest.raises(PyverbsUserError, match='no current'):
+            b.cq.read_byte_len()
+        assert got == [(10 + i, 0x80, 64, b.qp.qp_num, 0x1234 + i, 2)
+                       for i in range(n)]
+        assert b.cq.start_poll(None) == ENOENT
+        # the send side
+        sends = 0
+        assert _cqex_wait(a.cq) == 0
+        while True:
+            assert a.cq.status == 0 and a.cq.read_opcode() == 0
+            sends += 1
+            if sends == n:
+                break
+            while (rc := a.cq.poll_next()) == ENOENT:
+                pass
+        a.cq.end_poll()
+        a.cq.end_poll()
+    finally:
+        _close(a, b)
+
+
+def test_cqex_reader_not_requested(ctx):
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _cqex_pair(ctx, wc_flags=0)
+    try:
+        b.qp.post_recv(recv_wr(b, wr_id=5))
+        a.qp.post_send(send_wr(a, b'p' * 64))
+        assert _cqex_wait(b.cq) == 0
+        assert b.cq.wr_id == 5 and b.cq.read_opcode() == 0x80
+        for name in ('read_byte_len', 'read_imm_data', 'read_tm_info',
+                     'read_cvlan', 'read_flow_tag'):
+            with pytest.raises(PyverbsUserError, match='WC flag'):
+                getattr(b.cq, name)()
+        b.cq.close()        # ends the open batch first
+        assert b.cq.closed
+    finally:
+        _close(a, b)
+
+
+def test_cqex_events(ctx):
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _cqex_pair(ctx, channel=True)
+    try:
+        b.cq.req_notify()
+        b.qp.post_recv(recv_wr(b))
+        a.qp.post_send(send_wr(a, b'o' * 64))
+        assert select.select([b.channel], [], [], 10)[0]
+        b.channel.get_cq_event(b.cq)
+        assert b.cq.num_events == 1
+        assert _cqex_wait(b.cq) == 0
+        b.cq.end_poll()
+        b.cq.ack_events(1)
+        assert b.cq.num_events == 0
+    finally:
+        _close(a, b)

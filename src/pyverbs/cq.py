@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """Completion queues, completion channels and work completions.
 
-CompChannel, CQ and WC come from the native layer; this module adds their
+CompChannel, CQ, WC and the extended CQ (CqInitAttrEx, CQEX, PollCqAttr,
+WcTmInfo) come from the native layer; this module adds their
 printed formats, upstream's string helpers, and two conveniences from
 python-rdma: WCError (a failed completion as an exception) and CQPoller
 (a generator of completions that sleeps on the completion channel).
@@ -9,7 +10,8 @@ python-rdma: WCError (a failed completion as an exception) and CQPoller
 import select
 import time
 
-from pyverbs._verbs import CompChannel, CQ, WC
+from pyverbs._verbs import (CompChannel, CQ, WC, CqInitAttrEx, CQEX,
+                            PollCqAttr, WcTmInfo)
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 from pyverbs._unimplemented import fill_missing
 
@@ -111,6 +113,18 @@ def _cq_str(self):
         _FMT.format('CQEs', self.cqe)
 
 
+def _cqex_str(self):
+    return 'Extended CQ:\n' + _FMT.format('Handle', self.handle) + \
+        _FMT.format('CQEs', self.cqe)
+
+
+def _cq_init_attr_ex_str(self):
+    return _FMT.format('Number of CQEs', self.cqe) + \
+        _FMT.format('WC flags', create_wc_flags_to_str(self.wc_flags)) + \
+        _FMT.format('comp mask', self.comp_mask) + \
+        _FMT.format('flags', self.flags)
+
+
 def _wc_str(self):
     return _FMT.format('WR ID', self.wr_id) + \
         _FMT.format('status', cqe_status_to_str(self.status)) + \
@@ -135,6 +149,8 @@ def _wc_reduce(self):
 
 
 CQ.__str__ = _cq_str
+CQEX.__str__ = _cqex_str
+CqInitAttrEx.__str__ = _cq_init_attr_ex_str
 WC.__str__ = _wc_str
 WC.__reduce__ = _wc_reduce
 

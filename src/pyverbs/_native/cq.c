@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * Completion queues: CompChannel (ibv_create_comp_channel), CQ
- * (ibv_create_cq) and WC (struct ibv_wc).
+ * (ibv_create_cq), WC (struct ibv_wc), and the extended CQ: CqInitAttrEx,
+ * CQEX (ibv_create_cq_ex), PollCqAttr and WcTmInfo.
  *
  * Completion events: ibv_get_cq_event() returns one event per armed CQ
  * (ibv_req_notify_cq); every event it returns must be acknowledged with
@@ -332,6 +333,11 @@ static int cq_destroy(struct pv_obj *o)
 			      "on its completion channel",
 			      _PyType_Name(Py_TYPE(self)));
 		return -1;
+	}
+	/* a poll batch holds the CQ's lock (rxe: a spinlock) */
+	if (self->cq_ex && self->polling) {
+		ibv_end_poll(self->cq_ex);
+		self->polling = self->current = 0;
 	}
 	/* ibv_destroy_cq() blocks until every event that ibv_get_cq_event()
 	 * returned for this CQ is acked: ack ours first. */
@@ -796,13 +802,628 @@ static int set_getset_slot(PyType_Slot *slots, const struct pv_field *f,
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* CqInitAttrEx, PollCqAttr, WcTmInfo                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The channel and parent domain are kept as objects and turned into C
+ * pointers only when a CQEX is created, so that a closed channel is refused
+ * instead of being used.
+ */
+struct cq_init_attr_ex {
+	PyObject_HEAD
+	struct ibv_cq_init_attr_ex attr;
+	PyObject *channel;		/* CompChannel or NULL */
+	PyObject *parent_domain;	/* PD or NULL */
+	PyObject *cq_context;		/* any object or NULL */
+};
+
+static PyTypeObject *cia_type, *pca_type, *tmi_type;
+
+static const struct pv_field cia_fields[] = {
+	PV_FIELD(struct cq_init_attr_ex, attr.cqe, "cqe"),
+	PV_FIELD(struct cq_init_attr_ex, attr.comp_vector, "comp_vector"),
+	PV_FIELD(struct cq_init_attr_ex, attr.wc_flags, "wc_flags"),
+	PV_FIELD(struct cq_init_attr_ex, attr.comp_mask, "comp_mask"),
+	PV_FIELD(struct cq_init_attr_ex, attr.flags, "flags"),
+	PV_FIELD_END
+};
+
+static int cia_check_channel(PyObject *v)
+{
+	if (v == Py_None || PyObject_TypeCheck(v, pv.CompChannel))
+		return 0;
+	PyErr_Format(PyExc_TypeError,
+		     "channel must be a CompChannel or None, not %.100s",
+		     Py_TYPE(v)->tp_name);
+	return -1;
+}
+
+static int cia_check_pd(PyObject *v)
+{
+	if (v == Py_None || PyObject_TypeCheck(v, pv.PD))
+		return 0;
+	PyErr_Format(PyExc_TypeError,
+		     "parent_domain must be a PD (ParentDomain) or None, not "
+		     "%.100s", Py_TYPE(v)->tp_name);
+	return -1;
+}
+
+static int cia_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "cqe", "channel", "comp_vector", "wc_flags",
+				  "comp_mask", "flags", "parent_domain", NULL };
+	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
+	PyObject *channel = Py_None, *pd = Py_None;
+	struct ibv_cq_init_attr_ex a = { .cqe = 100 };
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&OO&O&O&O&O:CqInitAttrEx",
+					 kwlist, pv_conv_u32, &a.cqe, &channel,
+					 pv_conv_u32, &a.comp_vector,
+					 pv_conv_u64, &a.wc_flags, pv_conv_u32,
+					 &a.comp_mask, pv_conv_u32, &a.flags,
+					 &pd))
+		return -1;
+	if (cia_check_channel(channel) || cia_check_pd(pd))
+		return -1;
+	self->attr = a;
+	Py_XSETREF(self->channel, channel == Py_None ? NULL :
+						       Py_NewRef(channel));
+	Py_XSETREF(self->parent_domain, pd == Py_None ? NULL : Py_NewRef(pd));
+	Py_CLEAR(self->cq_context);
+	return 0;
+}
+
+static PyObject *cia_get_channel(PyObject *obj, void *closure)
+{
+	PyObject *v = ((struct cq_init_attr_ex *)obj)->channel;
+
+	return Py_NewRef(v ? v : Py_None);
+}
+
+static int cia_set_channel(PyObject *obj, PyObject *v, void *closure)
+{
+	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
+
+	if (!v)
+		v = Py_None;
+	if (cia_check_channel(v))
+		return -1;
+	Py_XSETREF(self->channel, v == Py_None ? NULL : Py_NewRef(v));
+	return 0;
+}
+
+static PyObject *cia_get_pd(PyObject *obj, void *closure)
+{
+	PyObject *v = ((struct cq_init_attr_ex *)obj)->parent_domain;
+
+	return Py_NewRef(v ? v : Py_None);
+}
+
+static int cia_set_pd(PyObject *obj, PyObject *v, void *closure)
+{
+	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
+
+	if (!v)
+		v = Py_None;
+	if (cia_check_pd(v))
+		return -1;
+	Py_XSETREF(self->parent_domain, v == Py_None ? NULL : Py_NewRef(v));
+	return 0;
+}
+
+static PyObject *cia_get_cq_context(PyObject *obj, void *closure)
+{
+	PyObject *v = ((struct cq_init_attr_ex *)obj)->cq_context;
+
+	return Py_NewRef(v ? v : Py_None);
+}
+
+static int cia_set_cq_context(PyObject *obj, PyObject *v, void *closure)
+{
+	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
+
+	Py_XSETREF(self->cq_context, v && v != Py_None ? Py_NewRef(v) : NULL);
+	return 0;
+}
+
+static const PyGetSetDef cia_extra[] = {
+	{ "comp_channel", cia_get_channel, cia_set_channel,
+	  "The CompChannel of the CQ to create, or None.", NULL },
+	{ "parent_domain", cia_get_pd, cia_set_pd,
+	  "The ParentDomain of the CQ to create, or None.", NULL },
+	{ "cq_context", cia_get_cq_context, cia_set_cq_context,
+	  "An object the created CQEX holds as its cq_context.", NULL },
+	{ NULL }
+};
+
+static int cia_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
+
+	Py_VISIT(Py_TYPE(obj));
+	Py_VISIT(self->channel);
+	Py_VISIT(self->parent_domain);
+	Py_VISIT(self->cq_context);
+	return 0;
+}
+
+static int cia_clear(PyObject *obj)
+{
+	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
+
+	Py_CLEAR(self->channel);
+	Py_CLEAR(self->parent_domain);
+	Py_CLEAR(self->cq_context);
+	return 0;
+}
+
+static void cia_dealloc(PyObject *obj)
+{
+	PyTypeObject *tp = Py_TYPE(obj);
+
+	PyObject_GC_UnTrack(obj);
+	cia_clear(obj);
+	tp->tp_free(obj);
+	Py_DECREF(tp);
+}
+
+static PyType_Slot cia_slots[] = {
+	{ Py_tp_doc, "CqInitAttrEx(cqe=100, channel=None, comp_vector=0, "
+		     "wc_flags=0, comp_mask=0, flags=0, parent_domain=None)"
+		     "\n--\n\n"
+		     "Attributes of an extended CQ (struct "
+		     "ibv_cq_init_attr_ex)." },
+	{ Py_tp_new, PyType_GenericNew },
+	{ Py_tp_init, cia_init },
+	{ Py_tp_traverse, cia_traverse },
+	{ Py_tp_clear, cia_clear },
+	{ Py_tp_dealloc, cia_dealloc },
+	{ 0, NULL },	/* getset */
+	{ 0, NULL }
+};
+
+static PyType_Spec cia_spec = {
+	.name = "pyverbs.cq.CqInitAttrEx",
+	.basicsize = sizeof(struct cq_init_attr_ex),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = cia_slots,
+};
+
+struct poll_cq_attr {
+	PyObject_HEAD
+	struct ibv_poll_cq_attr attr;
+};
+
+static const struct pv_field pca_fields[] = {
+	PV_FIELD(struct poll_cq_attr, attr.comp_mask, "comp_mask"),
+	PV_FIELD_END
+};
+
+static int pca_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "comp_mask", NULL };
+	struct poll_cq_attr *self = (struct poll_cq_attr *)obj;
+	uint32_t comp_mask = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O&:PollCqAttr", kwlist,
+					 pv_conv_u32, &comp_mask))
+		return -1;
+	self->attr.comp_mask = comp_mask;
+	return 0;
+}
+
+static PyType_Slot pca_slots[] = {
+	{ Py_tp_doc, "PollCqAttr(*, comp_mask=0)\n--\n\n"
+		     "Attributes of CQEX.start_poll() (struct "
+		     "ibv_poll_cq_attr)." },
+	{ Py_tp_new, PyType_GenericNew },
+	{ Py_tp_init, pca_init },
+	{ 0, NULL },	/* getset */
+	{ 0, NULL }
+};
+
+static PyType_Spec pca_spec = {
+	.name = "pyverbs.cq.PollCqAttr",
+	.basicsize = sizeof(struct poll_cq_attr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = pca_slots,
+};
+
+struct wc_tm_info {
+	PyObject_HEAD
+	struct ibv_wc_tm_info info;
+};
+
+static const struct pv_field tmi_fields[] = {
+	PV_FIELD(struct wc_tm_info, info.tag, "tag"),
+	PV_FIELD(struct wc_tm_info, info.priv, "priv"),
+	PV_FIELD_END
+};
+
+static int tmi_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { NULL };
+
+	return PyArg_ParseTupleAndKeywords(args, kw, ":WcTmInfo", kwlist) ?
+		       0 : -1;
+}
+
+static PyType_Slot tmi_slots[] = {
+	{ Py_tp_doc, "WcTmInfo()\n--\n\n"
+		     "Tag matching information of a completion (struct "
+		     "ibv_wc_tm_info)." },
+	{ Py_tp_new, PyType_GenericNew },
+	{ Py_tp_init, tmi_init },
+	{ 0, NULL },	/* getset */
+	{ 0, NULL }
+};
+
+static PyType_Spec tmi_spec = {
+	.name = "pyverbs.cq.WcTmInfo",
+	.basicsize = sizeof(struct wc_tm_info),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = tmi_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* CQEX                                                                */
+/* ------------------------------------------------------------------ */
+
+static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "init_attr", NULL };
+	struct pv_cq *self = (struct pv_cq *)obj;
+	PyObject *ctxo, *ia = Py_None, *channel = Py_None, *pd = Py_None;
+	struct ibv_cq_init_attr_ex a = { .cqe = 100 };
+	struct pv_context *ctx;
+	PyObject *cq_context = NULL;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:CQEX", kwlist, &ctxo,
+					 &ia))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("CQEX is already initialised");
+		return -1;
+	}
+	if (!PyObject_TypeCheck(ctxo, pv.Context)) {
+		PyErr_Format(PyExc_TypeError,
+			     "context must be a Context, not %.100s",
+			     Py_TYPE(ctxo)->tp_name);
+		return -1;
+	}
+	ctx = (struct pv_context *)ctxo;
+	if (ia != Py_None) {
+		struct cq_init_attr_ex *cia = (struct cq_init_attr_ex *)ia;
+
+		if (!PyObject_TypeCheck(ia, cia_type)) {
+			PyErr_Format(PyExc_TypeError,
+				     "init_attr must be a CqInitAttrEx or "
+				     "None, not %.100s", Py_TYPE(ia)->tp_name);
+			return -1;
+		}
+		a = cia->attr;
+		if (cia->channel)
+			channel = cia->channel;
+		if (cia->parent_domain)
+			pd = cia->parent_domain;
+		cq_context = cia->cq_context;
+	}
+	if (cq_check_parents(ctx, channel))
+		return -1;
+	if (pd != Py_None) {
+		if (pv_check_open(PV_OBJ(pd)))
+			return -1;
+		if (!pv_obj_descends_from(PV_OBJ(pd), &ctx->obj)) {
+			pv_raise_user("The parent domain belongs to another "
+				      "Context");
+			return -1;
+		}
+		a.parent_domain = ((struct pv_pd *)pd)->pd;
+	} else {
+		a.parent_domain = NULL;
+	}
+	a.channel = channel == Py_None ? NULL :
+		    ((struct pv_comp_channel *)channel)->cc;
+	a.cq_context = self;
+	pv_obj_setup(&self->obj, cq_destroy);
+	self->cq_ex = ibv_create_cq_ex(ctx->ctx, &a);
+	if (!self->cq_ex) {
+		pv_raise_errno("ibv_create_cq_ex",
+			       "Failed to create extended CQ");
+		return -1;
+	}
+	self->cq = ibv_cq_ex_to_cq(self->cq_ex);
+	if (cq_link_parents(self, ctx, channel))
+		return -1;
+	if (pd != Py_None && pv_obj_link(&self->obj, PV_OBJ(pd))) {
+		cq_destroy(&self->obj);
+		return -1;
+	}
+	Py_XSETREF(self->cq_context, Py_XNewRef(cq_context));
+	self->num_events = 0;
+	self->polling = self->current = 0;
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *cqex_start_poll(PyObject *obj, PyObject *const *args,
+				 Py_ssize_t nargs, PyObject *kwnames)
+{
+	static struct ibv_poll_cq_attr dflt;
+	struct pv_cq *self = (struct pv_cq *)obj;
+	struct ibv_poll_cq_attr *attr = &dflt;
+	PyObject *arg = NULL;
+	int rc;
+
+	if ((nargs || kwnames) &&
+	    cq_one_arg("start_poll", "attr", args, nargs, kwnames, &arg))
+		return NULL;
+	if (arg && arg != Py_None) {
+		if (!PyObject_TypeCheck(arg, pca_type)) {
+			PyErr_Format(PyExc_TypeError,
+				     "attr must be a PollCqAttr or None, not "
+				     "%.100s", Py_TYPE(arg)->tp_name);
+			return NULL;
+		}
+		attr = &((struct poll_cq_attr *)arg)->attr;
+	}
+	if (pv_check_open(&self->obj))
+		return NULL;
+	if (self->polling)
+		return pv_raise_user("start_poll(): a poll batch is already "
+				     "open; call end_poll() first");
+	/* returns 0, ENOENT when the CQ is empty (no end_poll() then), or
+	 * another errno */
+	rc = ibv_start_poll(self->cq_ex, attr);
+	self->polling = self->current = rc == 0;
+	return PyLong_FromLong(rc);
+}
+
+static PyObject *cqex_poll_next(PyObject *obj, PyObject *unused)
+{
+	struct pv_cq *self = (struct pv_cq *)obj;
+	int rc;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	if (!self->polling)
+		return pv_raise_user("poll_next(): no poll batch is open; "
+				     "call start_poll() first");
+	rc = ibv_next_poll(self->cq_ex);	/* 0, ENOENT or errno */
+	self->current = rc == 0;
+	return PyLong_FromLong(rc);
+}
+
+static PyObject *cqex_end_poll(PyObject *obj, PyObject *unused)
+{
+	struct pv_cq *self = (struct pv_cq *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	/* Without an open batch (start_poll() failed) ibv_end_poll() must not
+	 * be called: it would release a lock not taken. */
+	if (self->polling) {
+		ibv_end_poll(self->cq_ex);
+		self->polling = self->current = 0;
+	}
+	Py_RETURN_NONE;
+}
+
+/* Check that the CQEX has a current completion and that the provider
+ * supplies the reader (it does only for the wc_flags the CQ was created
+ * with).  Returns 0 or -1. */
+static int cqex_can_read(struct pv_cq *self, const void *fn, const char *name)
+{
+	if (pv_check_open(&self->obj))
+		return -1;
+	if (!self->current) {
+		pv_raise_user("%s(): no current completion (start_poll() or "
+			      "poll_next() did not return 0)", name);
+		return -1;
+	}
+	if (!fn) {
+		pv_raise_user("%s(): the CQ was not created with the WC flag "
+			      "for this field", name);
+		return -1;
+	}
+	return 0;
+}
+
+#define CQEX_READER(name, member, conv)                                 \
+	static PyObject *cqex_##name(PyObject *obj, PyObject *unused)   \
+	{                                                               \
+		struct pv_cq *self = (struct pv_cq *)obj;               \
+		if (cqex_can_read(self,                                 \
+				  self->cq_ex ? (const void *)          \
+					self->cq_ex->member : NULL,     \
+				  #name))                               \
+			return NULL;                                    \
+		return conv(self->cq_ex->member(self->cq_ex));          \
+	}
+
+CQEX_READER(read_opcode, read_opcode, PyLong_FromUnsignedLong)
+CQEX_READER(read_vendor_err, read_vendor_err, PyLong_FromUnsignedLong)
+CQEX_READER(read_byte_len, read_byte_len, PyLong_FromUnsignedLong)
+CQEX_READER(read_imm_data, read_imm_data, PyLong_FromUnsignedLong)
+CQEX_READER(read_qp_num, read_qp_num, PyLong_FromUnsignedLong)
+CQEX_READER(read_src_qp, read_src_qp, PyLong_FromUnsignedLong)
+CQEX_READER(read_wc_flags, read_wc_flags, PyLong_FromUnsignedLong)
+CQEX_READER(read_slid, read_slid, PyLong_FromUnsignedLong)
+CQEX_READER(read_sl, read_sl, PyLong_FromUnsignedLong)
+CQEX_READER(read_dlid_path_bits, read_dlid_path_bits,
+	    PyLong_FromUnsignedLong)
+CQEX_READER(read_timestamp, read_completion_ts, PyLong_FromUnsignedLongLong)
+CQEX_READER(read_cvlan, read_cvlan, PyLong_FromUnsignedLong)
+CQEX_READER(read_flow_tag, read_flow_tag, PyLong_FromUnsignedLong)
+CQEX_READER(read_completion_wallclock_ns, read_completion_wallclock_ns,
+	    PyLong_FromUnsignedLongLong)
+
+static PyObject *cqex_read_tm_info(PyObject *obj, PyObject *unused)
+{
+	struct pv_cq *self = (struct pv_cq *)obj;
+	struct wc_tm_info *info;
+
+	if (cqex_can_read(self,
+			  self->cq_ex ? (const void *)self->cq_ex->read_tm_info
+				      : NULL,
+			  "read_tm_info"))
+		return NULL;
+	info = (struct wc_tm_info *)tmi_type->tp_alloc(tmi_type, 0);
+	if (info)
+		self->cq_ex->read_tm_info(self->cq_ex, &info->info);
+	return (PyObject *)info;
+}
+
+static PyObject *cqex_get_status(PyObject *obj, void *closure)
+{
+	struct pv_cq *self = (struct pv_cq *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromUnsignedLong(self->cq_ex->status);
+}
+
+static int cqex_set_status(PyObject *obj, PyObject *v, void *closure)
+{
+	struct pv_cq *self = (struct pv_cq *)obj;
+	uint64_t x;
+
+	if (!v) {
+		PyErr_SetString(PyExc_AttributeError, "cannot delete status");
+		return -1;
+	}
+	if (pv_check_open(&self->obj) ||
+	    pv_to_u64(v, UINT32_MAX, &x, "status"))
+		return -1;
+	self->cq_ex->status = (enum ibv_wc_status)x;
+	return 0;
+}
+
+static PyObject *cqex_get_wr_id(PyObject *obj, void *closure)
+{
+	struct pv_cq *self = (struct pv_cq *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromUnsignedLongLong(self->cq_ex->wr_id);
+}
+
+static int cqex_set_wr_id(PyObject *obj, PyObject *v, void *closure)
+{
+	struct pv_cq *self = (struct pv_cq *)obj;
+	uint64_t x;
+
+	if (!v) {
+		PyErr_SetString(PyExc_AttributeError, "cannot delete wr_id");
+		return -1;
+	}
+	if (pv_check_open(&self->obj) ||
+	    pv_to_u64(v, UINT64_MAX, &x, "wr_id"))
+		return -1;
+	self->cq_ex->wr_id = x;
+	return 0;
+}
+
+#define CQEX_READ_METHOD(name)                                          \
+	{ #name, cqex_##name, METH_NOARGS,                              \
+	  #name "($self, /)\n--\n\n"                                    \
+	  "The field of the current completion (ibv_wc_" #name ")." }
+
+static PyMethodDef cqex_methods[] = {
+	{ "start_poll", (PyCFunction)(void (*)(void))cqex_start_poll,
+	  METH_FASTCALL | METH_KEYWORDS,
+	  "start_poll($self, /, attr=None)\n--\n\n"
+	  "Start a poll batch (ibv_start_poll).  Return 0 (a completion is "
+	  "current),\nENOENT (the CQ is empty) or another errno." },
+	{ "poll_next", cqex_poll_next, METH_NOARGS,
+	  "poll_next($self, /)\n--\n\n"
+	  "Move to the next completion of the batch (ibv_next_poll).  Return "
+	  "0 or ENOENT." },
+	{ "end_poll", cqex_end_poll, METH_NOARGS,
+	  "end_poll($self, /)\n--\n\n"
+	  "End the poll batch (ibv_end_poll); does nothing without one." },
+	CQEX_READ_METHOD(read_opcode),
+	CQEX_READ_METHOD(read_vendor_err),
+	CQEX_READ_METHOD(read_byte_len),
+	CQEX_READ_METHOD(read_imm_data),
+	CQEX_READ_METHOD(read_qp_num),
+	CQEX_READ_METHOD(read_src_qp),
+	CQEX_READ_METHOD(read_wc_flags),
+	CQEX_READ_METHOD(read_slid),
+	CQEX_READ_METHOD(read_sl),
+	CQEX_READ_METHOD(read_dlid_path_bits),
+	CQEX_READ_METHOD(read_timestamp),
+	CQEX_READ_METHOD(read_cvlan),
+	CQEX_READ_METHOD(read_flow_tag),
+	CQEX_READ_METHOD(read_tm_info),
+	CQEX_READ_METHOD(read_completion_wallclock_ns),
+	{ "req_notify", (PyCFunction)(void (*)(void))cq_req_notify,
+	  METH_FASTCALL | METH_KEYWORDS,
+	  "req_notify($self, /, solicited_only=False)\n--\n\n"
+	  "Arm the CQ for a completion event (ibv_req_notify_cq)." },
+	{ "ack_events", (PyCFunction)(void (*)(void))cq_ack_events,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "ack_events($self, /, num_events)\n--\n\n"
+	  "Acknowledge num_events events got by get_cq_event()." },
+	{ NULL }
+};
+
+static PyGetSetDef cqex_getset[] = {
+	{ "status", cqex_get_status, cqex_set_status,
+	  "Status of the current completion.", NULL },
+	{ "wr_id", cqex_get_wr_id, cqex_set_wr_id,
+	  "wr_id of the current completion.", NULL },
+	{ "cq", cq_get_cq, NULL,
+	  "Address of the struct ibv_cq_ex (0 if closed).", NULL },
+	{ "cqe", cq_get_cqe, NULL, "The actual number of CQ entries.", NULL },
+	{ "handle", cq_get_handle, NULL, "The kernel handle of the CQ.", NULL },
+	{ "comp_channel", cq_get_comp_channel, NULL,
+	  "The CompChannel of the CQ, or None.", NULL },
+	{ "num_events", cq_get_num_events, NULL,
+	  "Completion events got by get_cq_event() and not acked yet.", NULL },
+	{ "cq_context", cq_get_cq_context, NULL,
+	  "The cq_context object of the init_attr (held), or None.", NULL },
+	{ "ctx", cq_get_ctx, NULL, "The Context of the CQ.", NULL },
+	{ NULL }
+};
+
+static PyType_Slot cqex_slots[] = {
+	{ Py_tp_doc, "CQEX(context, init_attr)\n--\n\n"
+		     "An extended completion queue (ibv_create_cq_ex), polled "
+		     "with\nstart_poll() / poll_next() / end_poll() and the "
+		     "read_*() accessors." },
+	{ Py_tp_init, cqex_init },
+	{ Py_tp_methods, cqex_methods },
+	{ Py_tp_getset, cqex_getset },
+	{ Py_tp_repr, cq_repr },
+	{ Py_tp_traverse, cq_traverse },
+	{ Py_tp_clear, cq_clear },
+	{ 0, NULL }
+};
+
+static PyType_Spec cqex_spec = {
+	.name = "pyverbs.cq.CQEX",
+	.basicsize = sizeof(struct pv_cq),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = cqex_slots,
+};
+
 int pv_cq_init_types(PyObject *m)
 {
-	if (set_getset_slot(wc_slots, wc_fields, NULL))
+	if (set_getset_slot(wc_slots, wc_fields, NULL) ||
+	    set_getset_slot(cia_slots, cia_fields, cia_extra) ||
+	    set_getset_slot(pca_slots, pca_fields, NULL) ||
+	    set_getset_slot(tmi_slots, tmi_fields, NULL))
 		return -1;
 	if (pv_add_type(m, &cc_spec, pv.PyverbsCM, &pv.CompChannel) ||
 	    pv_add_type(m, &cq_spec, pv.PyverbsCM, &pv.CQ) ||
-	    pv_add_type(m, &wc_spec, pv.PyverbsObject, &pv.WC))
+	    pv_add_type(m, &wc_spec, pv.PyverbsObject, &pv.WC) ||
+	    pv_add_type(m, &cia_spec, pv.PyverbsObject, &cia_type) ||
+	    pv_add_type(m, &pca_spec, pv.PyverbsObject, &pca_type) ||
+	    pv_add_type(m, &tmi_spec, pv.PyverbsObject, &tmi_type) ||
+	    pv_add_type(m, &cqex_spec, pv.PyverbsCM, &cqex_type))
 		return -1;
 	return 0;
 }

@@ -446,6 +446,9 @@ struct pv_cq {
 	PyObject *cq_context;		/* strong, or NULL */
 	struct pv_comp_channel *channel;	/* borrowed: a parent, or NULL */
 	unsigned int num_events;	/* events got but not acked yet */
+	unsigned char polling;	/* CQEX: between start_poll() == 0 and
+				 * end_poll() */
+	unsigned char current;	/* CQEX: the current completion is valid */
 };
 
 /* The struct pv_cq of a CQ or CQEX object o that is open; else NULL with
