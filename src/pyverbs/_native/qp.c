@@ -1199,29 +1199,36 @@ static inline int qp_open(struct pv_qp *self)
 	return pv_check_open(&self->obj);
 }
 
-static PyObject *qp_to_meth(PyObject *obj, PyObject *arg, int dst)
+static PyObject *qp_to_meth(PyObject *obj, PyObject *args, PyObject *kw,
+			    int dst)
 {
+	static char *kwlist[] = { "qp_attr", NULL };
+	static const char *const fmt[] = { "O:to_init", "O:to_rtr",
+					   "O:to_rts" };
 	struct pv_qp *self = (struct pv_qp *)obj;
 	struct pv_qp_attr *a;
+	PyObject *arg;
 
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt[dst], kwlist, &arg))
+		return NULL;
 	if (qp_open(self) || !(a = qp_attr_arg(arg)) || qp_to(self, a, dst))
 		return NULL;
 	Py_RETURN_NONE;
 }
 
-static PyObject *qp_to_init(PyObject *obj, PyObject *arg)
+static PyObject *qp_to_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	return qp_to_meth(obj, arg, QP_TO_INIT);
+	return qp_to_meth(obj, args, kw, QP_TO_INIT);
 }
 
-static PyObject *qp_to_rtr(PyObject *obj, PyObject *arg)
+static PyObject *qp_to_rtr(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	return qp_to_meth(obj, arg, QP_TO_RTR);
+	return qp_to_meth(obj, args, kw, QP_TO_RTR);
 }
 
-static PyObject *qp_to_rts(PyObject *obj, PyObject *arg)
+static PyObject *qp_to_rts(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	return qp_to_meth(obj, arg, QP_TO_RTS);
+	return qp_to_meth(obj, args, kw, QP_TO_RTS);
 }
 
 static PyObject *qp_modify(PyObject *obj, PyObject *args, PyObject *kw)
@@ -1301,12 +1308,16 @@ static PyObject *qp_query_data_in_order(PyObject *obj, PyObject *args,
 		self->qp, (enum ibv_wr_opcode)op, flags));
 }
 
-static PyObject *qp_set_ece(PyObject *obj, PyObject *arg)
+static PyObject *qp_set_ece(PyObject *obj, PyObject *args, PyObject *kw)
 {
+	static char *kwlist[] = { "ece", NULL };
 	struct pv_qp *self = (struct pv_qp *)obj;
 	struct qp_ece *ece;
+	PyObject *arg;
 	int rc;
 
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:set_ece", kwlist, &arg))
+		return NULL;
 	if (qp_open(self))
 		return NULL;
 	if (!type_ok(arg, ece_type)) {
@@ -1801,14 +1812,17 @@ static int qp_clear(PyObject *obj)
 }
 
 static PyMethodDef qp_methods[] = {
-	{ "to_init", qp_to_init, METH_O,
-	  "to_init($self, qp_attr, /)\n--\n\n"
+	{ "to_init", (PyCFunction)(void (*)(void))qp_to_init,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "to_init($self, qp_attr)\n--\n\n"
 	  "Move the QP to INIT with the attribute mask of its type." },
-	{ "to_rtr", qp_to_rtr, METH_O,
-	  "to_rtr($self, qp_attr, /)\n--\n\n"
+	{ "to_rtr", (PyCFunction)(void (*)(void))qp_to_rtr,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "to_rtr($self, qp_attr)\n--\n\n"
 	  "Move the QP to RTR (through INIT unless it is in INIT)." },
-	{ "to_rts", qp_to_rts, METH_O,
-	  "to_rts($self, qp_attr, /)\n--\n\n"
+	{ "to_rts", (PyCFunction)(void (*)(void))qp_to_rts,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "to_rts($self, qp_attr)\n--\n\n"
 	  "Move the QP to RTS (through INIT and RTR unless it is in RTR)." },
 	{ "modify", (PyCFunction)(void (*)(void))qp_modify,
 	  METH_VARARGS | METH_KEYWORDS,
@@ -1824,8 +1838,9 @@ static PyMethodDef qp_methods[] = {
 	  qp_query_data_in_order, METH_VARARGS | METH_KEYWORDS,
 	  "query_data_in_order($self, op, flags=0)\n--\n\n"
 	  "1 if the data of op is written in order, else 0." },
-	{ "set_ece", qp_set_ece, METH_O,
-	  "set_ece($self, ece, /)\n--\n\n"
+	{ "set_ece", (PyCFunction)(void (*)(void))qp_set_ece,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "set_ece($self, ece)\n--\n\n"
 	  "Set the ECE options (nothing when vendor_id is 0)." },
 	{ "query_ece", qp_query_ece, METH_NOARGS,
 	  "query_ece($self, /)\n--\n\nThe ECE options of the QP." },
