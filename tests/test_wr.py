@@ -466,8 +466,8 @@ def test_send_wr_set_wr_rdma_atomic_xrc():
         w.set_wr_ud(None, 1, 1)
     with pytest.raises(TypeError):
         w.set_wr_ud(SGE(1, 2, 3), 1, 1)
-    with pytest.raises(PyverbsUserError):
-        w.set_bind_wr(None, None)
+    with pytest.raises(TypeError):
+        w.set_bind_wr(None, None)           # needs an MW and an MWBindInfo
 
 
 def test_send_wr_shortcuts():
