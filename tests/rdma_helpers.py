@@ -116,10 +116,13 @@ class End:
         self.close()
 
 
-def connect(a, b, path_mtu=e.IBV_MTU_1024, access=ALL_ACCESS, rd_atomic=1):
+def connect(a, b, path_mtu=e.IBV_MTU_1024, access=ALL_ACCESS, rd_atomic=1,
+            timeout=18):
     """Move a.qp and b.qp to RTS, each addressed to the other, through
-    QP.establish() (the attributes of ibv_rc_pingpong).  For UD, each End
-    also gets ah, an AH addressing the other."""
+    QP.establish().  For UD, each End also gets ah, an AH addressing the
+    other.  timeout (4.096 us << timeout before a retransmission) defaults
+    to about 1 s: Soft-RoCE under emulation can be slow to acknowledge, and
+    its retransmission path is the least reliable part of it."""
     for x, y in ((a, b), (b, a)):
         x.remote = y
         if x.qp_type == e.IBV_QPT_UD:
@@ -129,7 +132,7 @@ def connect(a, b, path_mtu=e.IBV_MTU_1024, access=ALL_ACCESS, rd_atomic=1):
         x.qp.establish(y.qp.qp_num, y.psn, x.ah_attr_to(y), local_psn=x.psn,
                        port_num=x.port, path_mtu=path_mtu,
                        qp_access_flags=access, max_rd_atomic=rd_atomic,
-                       max_dest_rd_atomic=rd_atomic)
+                       max_dest_rd_atomic=rd_atomic, timeout=timeout)
 
 
 def pair(ctx, qp_type, ctx2=None, **kw):
