@@ -333,3 +333,36 @@ def test_connect_helper_rejects_reconnect(ctx):
         assert a.qp.qp_state == b.qp.qp_state == e.IBV_QPS_RTS
         with pytest.raises(PyverbsRDMAError):
             a.qp.to_init(QPAttr())  # RTS -> INIT is not allowed
+
+
+def test_post_arguments(rc):
+    a, b = rc
+    wr = send_wr(a, b'args')
+    for call in (lambda: a.qp.post_send(),
+                 lambda: a.qp.post_send(wr, None, None),
+                 lambda: a.qp.post_send(wr, bad_wr=5),
+                 lambda: a.qp.post_send(wr, bad_wr=recv_wr(a)),
+                 lambda: a.qp.post_send(wr, wr=wr),
+                 lambda: a.qp.post_send(send_wr=wr),
+                 lambda: a.qp.post_send(None),
+                 lambda: a.qp.post_send({wr}),
+                 lambda: a.qp.post_recv(wr),
+                 lambda: b.qp.post_recv(recv_wr(b), bad_wr=wr)):
+        with pytest.raises(TypeError):
+            call()
+    assert a.cq.poll()[0] == 0
+    b.qp.post_recv(wr=recv_wr(b), bad_wr=None)
+    a.qp.post_send(wr=wr, bad_wr=send_wr(a))
+    poll(a.cq)
+    poll(b.cq)
+    assert b.mr.read(4, 0) == b'args'
+
+
+def test_ud_needs_address(ud):
+    a, b = ud
+    wr = SendWR(num_sge=1, sg=[sge(a, 4)])
+    with pytest.raises(PyverbsUserError, match='set_wr_ud'):
+        a.qp.post_send(wr)
+    with pytest.raises(PyverbsUserError, match='set_wr_ud'):
+        a.qp.post_send([send_wr(a, b'ok'), wr])
+    assert a.cq.poll()[0] == 0
