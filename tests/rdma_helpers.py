@@ -28,7 +28,7 @@ from pyverbs.cq import CQ, CompChannel
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
-from pyverbs.qp import QP, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 GRH_SIZE = 40
@@ -65,13 +65,15 @@ class End:
 
     mr_size defaults to msg_size (+ GRH_SIZE for UD).  The QP is created
     with max_send_wr=max_recv_wr=depth and left in RESET; connect() or
-    pair() moves it on.  psn is this side's random starting PSN.
+    pair() moves it on.  With send_ops_flags (IBV_QP_EX_WITH_*), it is a
+    QPEx created on the Context.  psn is this side's random starting PSN.
     """
 
     def __init__(self, ctx, qp_type, port=1, gid_index=None, msg_size=1024,
                  mr_size=None, depth=16, access=ALL_ACCESS,
                  with_channel=False, max_inline_data=0, sq_sig_all=1,
-                 max_send_sge=1, max_recv_sge=1, cq_depth=None):
+                 max_send_sge=1, max_recv_sge=1, cq_depth=None,
+                 send_ops_flags=0):
         self.ctx = ctx
         self.qp_type = qp_type
         self.port = port
@@ -94,9 +96,16 @@ class End:
         cap = QPCap(max_send_wr=depth, max_recv_wr=depth,
                     max_send_sge=max_send_sge, max_recv_sge=max_recv_sge,
                     max_inline_data=max_inline_data)
-        self.qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
-                                         rcq=self.cq, cap=cap,
-                                         sq_sig_all=sq_sig_all))
+        if send_ops_flags:
+            mask = e.IBV_QP_INIT_ATTR_PD | e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
+            self.qp = QPEx(ctx, QPInitAttrEx(
+                qp_type=qp_type, scq=self.cq, rcq=self.cq, cap=cap,
+                sq_sig_all=sq_sig_all, pd=self.pd, comp_mask=mask,
+                send_ops_flags=send_ops_flags))
+        else:
+            self.qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
+                                             rcq=self.cq, cap=cap,
+                                             sq_sig_all=sq_sig_all))
 
     def ah_attr_to(self, other):
         """An AHAttr addressing other's port through a GRH."""
