@@ -4,6 +4,7 @@ RDMA, atomics, UD with GRH, lists of WRs, failures of a post, inline data,
 completion events.  The QPs are connected in loopback on one device (see
 rdma_helpers for why not rxe0 <-> rxe1)."""
 import errno
+import socket
 import struct
 
 import pytest
@@ -394,7 +395,9 @@ def test_qpex_rc_batch(ctx):
         assert (qp.wr_id, qp.wr_flags) == (2, e.IBV_SEND_SIGNALED)
         assert [w.wr_id for w in poll(a.cq, 2)] == [1, 2]
         (rwc,) = poll(b.cq)
-        assert (rwc.wr_id, rwc.imm_data) == (9, 0x1234)
+        # wr_send_imm() takes the value in host order (upstream htobe32s
+        # it); WC.imm_data is the raw big-endian field
+        assert (rwc.wr_id, rwc.imm_data) == (9, socket.htonl(0x1234))
         assert b.mr.read(16, 0) == b'new send API....'
         assert b.mr.read(16, 32) == b'write via qpex..'
 
