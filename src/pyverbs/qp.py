@@ -13,8 +13,16 @@ Differences from upstream pyverbs, all additive:
   one call; a failure carries bad_wr_index, the position of the failing WR.
 - QP.establish(remote_qpn, remote_psn, ah_attr, local_psn=...) moves a QP
   to RTS in one call, for a connection set up over any side channel.
-- SRQ, XRCD, RWQ indirection tables and RX hash configurations are not
-  implemented yet: the init attributes accept only None for them.
+- QPAttr.alt_ah_attr reads back the alternate path's own port_num
+  (upstream returns the primary path's).
+- query() returns a QPInitAttr naming the QP's CQs (upstream: None).
+- QPEx refuses what would crash or hang upstream: a builder the QP was not
+  created for, a call outside wr_start()..wr_complete(), a second
+  wr_start(), an AH closed before wr_complete(); inline data and TSO
+  headers are copied from their address through a fault-safe read.
+- SRQ, XRCD, RWQ indirection tables, RX hash configurations and memory
+  windows are not implemented yet: the init attributes accept only None
+  for them, and wr_bind_mw() raises PyverbsUserError.
 """
 from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
                             ECE, DataBuffer)

@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * Queue pairs: QPCap, QPInitAttr, QPInitAttrEx, QPAttr, ECE (plain data) and
- * QP (ibv_create_qp / ibv_create_qp_ex / ibv_destroy_qp), with the state
- * transitions, query, and the data path (ibv_post_send / ibv_post_recv).
+ * Queue pairs: QPCap, QPInitAttr, QPInitAttrEx, QPAttr, ECE, DataBuffer
+ * (plain data), QP (ibv_create_qp / ibv_create_qp_ex / ibv_destroy_qp) with
+ * the state transitions, query and the data path (ibv_post_send /
+ * ibv_post_recv), and QPEx (the ibv_wr_* send API).
  *
  * The attribute objects follow upstream pyverbs: the same keyword names and
  * defaults; in addition every field of QPAttr (and the capability fields of
  * the init attributes) may be given as a keyword argument.
+ *
+ * Nothing reaches libibverbs that could make it dereference a bad pointer:
+ * the objects behind the init attributes are checked open and of the QP's
+ * Context at creation; post_send() checks every WR (pv_send_wr_check(),
+ * inline data readable, no WR twice in one post); QPEx refuses builders the
+ * provider did not set, calls out of wr_start()/wr_complete() order, and
+ * AHs closed within a batch.
  */
 #include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
 
@@ -14,8 +22,6 @@
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#define QP_OFF(st, m) offsetof(st, m)
 
 /* ------------------------------------------------------------------ */
 /* Shared helpers of the attribute objects                             */
