@@ -28,7 +28,7 @@ from pyverbs.cq import CQ, CompChannel
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
-from pyverbs.qp import QP, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 # query_gid_type() returns the sysfs GID type: RoCE v2 is 1.
@@ -68,13 +68,15 @@ class End:
 
     mr_size defaults to msg_size (+ GRH_SIZE for UD).  The QP is created
     with max_send_wr=max_recv_wr=depth and left in RESET; connect() or
-    pair() moves it on.  psn is this side's random starting PSN.
+    pair() moves it on.  With send_ops_flags (IBV_QP_EX_WITH_*), it is a
+    QPEx created on the Context.  psn is this side's random starting PSN.
     """
 
     def __init__(self, ctx, qp_type, port=1, gid_index=None, msg_size=1024,
                  mr_size=None, depth=16, access=ALL_ACCESS,
                  with_channel=False, max_inline_data=0, sq_sig_all=1,
-                 max_send_sge=1, max_recv_sge=1, cq_depth=None):
+                 max_send_sge=1, max_recv_sge=1, cq_depth=None,
+                 send_ops_flags=0):
         self.ctx = ctx
         self.qp_type = qp_type
         self.port = port
@@ -97,9 +99,16 @@ class End:
         cap = QPCap(max_send_wr=depth, max_recv_wr=depth,
                     max_send_sge=max_send_sge, max_recv_sge=max_recv_sge,
                     max_inline_data=max_inline_data)
-        self.qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
-                                         rcq=self.cq, cap=cap,
-                                         sq_sig_all=sq_sig_all))
+        if send_ops_flags:
+            mask = e.IBV_QP_INIT_ATTR_PD | e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
+            self.qp = QPEx(ctx, QPInitAttrEx(
+                qp_type=qp_type, scq=self.cq, rcq=self.cq, cap=cap,
+                sq_sig_all=sq_sig_all, pd=self.pd, comp_mask=mask,
+                send_ops_flags=send_ops_flags))
+        else:
+            self.qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
+                                             rcq=self.cq, cap=cap,
+                                             sq_sig_all=sq_sig_all))
 
     def ah_attr_to(self, other):
         """An AHAttr addressing other's port through a GRH."""
@@ -119,10 +128,13 @@ class End:
         self.close()
 
 
-def connect(a, b, path_mtu=e.IBV_MTU_1024, access=ALL_ACCESS, rd_atomic=1):
+def connect(a, b, path_mtu=e.IBV_MTU_1024, access=ALL_ACCESS, rd_atomic=1,
+            timeout=18):
     """Move a.qp and b.qp to RTS, each addressed to the other, through
-    QP.establish() (the attributes of ibv_rc_pingpong).  For UD, each End
-    also gets ah, an AH addressing the other."""
+    QP.establish().  For UD, each End also gets ah, an AH addressing the
+    other.  timeout (4.096 us << timeout before a retransmission) defaults
+    to about 1 s: Soft-RoCE under emulation can be slow to acknowledge, and
+    its retransmission path is the least reliable part of it."""
     for x, y in ((a, b), (b, a)):
         x.remote = y
         if x.qp_type == e.IBV_QPT_UD:
@@ -132,7 +144,7 @@ def connect(a, b, path_mtu=e.IBV_MTU_1024, access=ALL_ACCESS, rd_atomic=1):
         x.qp.establish(y.qp.qp_num, y.psn, x.ah_attr_to(y), local_psn=x.psn,
                        port_num=x.port, path_mtu=path_mtu,
                        qp_access_flags=access, max_rd_atomic=rd_atomic,
-                       max_dest_rd_atomic=rd_atomic)
+                       max_dest_rd_atomic=rd_atomic, timeout=timeout)
 
 
 def pair(ctx, qp_type, ctx2=None, **kw):

@@ -441,6 +441,26 @@ def test_qp_unopened():
     qp.close()
 
 
+def test_qpex_unopened_and_databuffer():
+    from pyverbs.qp import DataBuffer, QPEx
+    assert issubclass(QPEx, QP)
+    qp = QPEx.__new__(QPEx)
+    for call in (qp.wr_start, qp.wr_send, qp.wr_complete, qp.wr_abort,
+                 lambda: qp.wr_rdma_write(1, 2), lambda: qp.wr_id):
+        with pytest.raises(PyverbsUserError):
+            call()
+    with pytest.raises(TypeError):
+        qp.wr_rdma_write(1)
+    with pytest.raises(OverflowError):
+        qp.wr_rdma_write(-1, 0)
+    d = DataBuffer(0x1000, 64)
+    assert (d.addr, d.length) == (0x1000, 64)
+    with pytest.raises(OverflowError):
+        DataBuffer(-1, 1)
+    with pytest.raises(TypeError):
+        DataBuffer(1.0, 1)
+
+
 # ----------------------------------------------------------- on a device
 
 @pytest.fixture

@@ -4,17 +4,19 @@ RDMA, atomics, UD with GRH, lists of WRs, failures of a post, inline data,
 completion events.  The QPs are connected in loopback on one device (see
 rdma_helpers for why not rxe0 <-> rxe1)."""
 import errno
+import socket
 import struct
 
 import pytest
 
 import pyverbs.enums as e
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
-from pyverbs.qp import QPAttr
+from pyverbs.addr import AH
+from pyverbs.qp import DataBuffer, QPAttr, QPEx, QPInitAttrEx
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-from rdma_helpers import (GRH_SIZE, End, connect, pair, poll, recv_wr,
-                          send_wr, sge)
+from rdma_helpers import (GRH_SIZE, UD_QKEY, End, connect, pair, poll,
+                          recv_wr, send_wr, sge)
 
 
 @pytest.fixture
@@ -333,3 +335,142 @@ def test_connect_helper_rejects_reconnect(ctx):
         assert a.qp.qp_state == b.qp.qp_state == e.IBV_QPS_RTS
         with pytest.raises(PyverbsRDMAError):
             a.qp.to_init(QPAttr())  # RTS -> INIT is not allowed
+
+
+def test_post_arguments(rc):
+    a, b = rc
+    wr = send_wr(a, b'args')
+    for call in (lambda: a.qp.post_send(),
+                 lambda: a.qp.post_send(wr, None, None),
+                 lambda: a.qp.post_send(wr, bad_wr=5),
+                 lambda: a.qp.post_send(wr, bad_wr=recv_wr(a)),
+                 lambda: a.qp.post_send(wr, wr=wr),
+                 lambda: a.qp.post_send(send_wr=wr),
+                 lambda: a.qp.post_send(None),
+                 lambda: a.qp.post_send({wr}),
+                 lambda: a.qp.post_recv(wr),
+                 lambda: b.qp.post_recv(recv_wr(b), bad_wr=wr)):
+        with pytest.raises(TypeError):
+            call()
+    assert a.cq.poll()[0] == 0
+    b.qp.post_recv(wr=recv_wr(b), bad_wr=None)
+    a.qp.post_send(wr=wr, bad_wr=send_wr(a))
+    poll(a.cq)
+    poll(b.cq)
+    assert b.mr.read(4, 0) == b'args'
+
+
+def test_ud_needs_address(ud):
+    a, b = ud
+    wr = SendWR(num_sge=1, sg=[sge(a, 4)])
+    with pytest.raises(PyverbsUserError, match='set_wr_ud'):
+        a.qp.post_send(wr)
+    with pytest.raises(PyverbsUserError, match='set_wr_ud'):
+        a.qp.post_send([send_wr(a, b'ok'), wr])
+    assert a.cq.poll()[0] == 0
+
+
+# ------------------------------------------------------------- QPEx
+
+QPEX_OPS = (e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_SEND_WITH_IMM |
+            e.IBV_QP_EX_WITH_RDMA_WRITE | e.IBV_QP_EX_WITH_RDMA_READ)
+
+
+def test_qpex_rc_batch(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, send_ops_flags=QPEX_OPS)
+    with a, b:
+        assert isinstance(a.qp, QPEx)
+        b.qp.post_recv(recv_wr(b, wr_id=9, length=16))
+        a.mr.write(b'new send API....write via qpex..', 32)
+        qp = a.qp
+        qp.wr_start()
+        qp.wr_id = 1
+        qp.wr_flags = e.IBV_SEND_SIGNALED
+        qp.wr_send_imm(0x1234)
+        qp.wr_set_sge(sge(a, 16, 0))
+        qp.wr_id = 2
+        qp.wr_rdma_write(b.mr.rkey, b.mr.buf + 32)
+        qp.wr_set_sge_list(1, [sge(a, 16, 16)])
+        qp.wr_complete()
+        assert (qp.wr_id, qp.wr_flags) == (2, e.IBV_SEND_SIGNALED)
+        assert [w.wr_id for w in poll(a.cq, 2)] == [1, 2]
+        (rwc,) = poll(b.cq)
+        # wr_send_imm() takes the value in host order (upstream htobe32s
+        # it); WC.imm_data is the raw big-endian field
+        assert (rwc.wr_id, rwc.imm_data) == (9, socket.htonl(0x1234))
+        assert b.mr.read(16, 0) == b'new send API....'
+        assert b.mr.read(16, 32) == b'write via qpex..'
+
+
+def test_qpex_misuse_refused(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64,
+                send_ops_flags=e.IBV_QP_EX_WITH_SEND)
+    with a, b:
+        qp = a.qp
+        for call in (qp.wr_send, qp.wr_complete, qp.wr_abort,
+                     lambda: qp.wr_set_sge(sge(a, 8))):
+            with pytest.raises(PyverbsUserError, match='wr_start'):
+                call()
+        qp.wr_start()
+        with pytest.raises(PyverbsUserError, match='already'):
+            qp.wr_start()   # a second ibv_wr_start() would deadlock rxe
+        # not in send_ops_flags: rxe leaves the builder NULL
+        with pytest.raises(PyverbsUserError, match='not available'):
+            qp.wr_atomic_fetch_add(b.mr.rkey, b.mr.buf, 1)
+        with pytest.raises(PyverbsUserError, match='not available'):
+            qp.wr_rdma_read(b.mr.rkey, b.mr.buf)
+        with pytest.raises(TypeError):
+            qp.wr_set_sge(recv_wr(a))
+        qp.wr_send()
+        with pytest.raises(PyverbsUserError, match='Cannot read'):
+            qp.wr_set_inline_data(8, 16)
+        qp.wr_abort()
+        assert a.cq.poll()[0] == 0
+        qp.wr_start()
+        qp.close()          # aborts the open batch instead of hanging
+        assert qp.closed
+
+
+def test_qpex_inline_and_ud(ctx):
+    a, b = pair(ctx, e.IBV_QPT_UD, msg_size=64, max_inline_data=32,
+                send_ops_flags=e.IBV_QP_EX_WITH_SEND)
+    with a, b:
+        b.qp.post_recv(recv_wr(b))
+        a.mr.write(b'inl', 3)
+        a.qp.wr_start()
+        a.qp.wr_flags = e.IBV_SEND_SIGNALED | e.IBV_SEND_INLINE
+        a.qp.wr_send()
+        a.qp.wr_set_ud_addr(a.ah, b.qp.qp_num, UD_QKEY)
+        a.qp.wr_set_inline_data(a.mr.buf, 3)
+        a.qp.wr_complete()
+        poll(a.cq)
+        poll(b.cq)
+        assert b.mr.read(3, GRH_SIZE) == b'inl'
+        # an AH closed before wr_complete(): the batch is aborted
+        ah = AH(a.pd, attr=a.ah_attr_to(b))
+        a.qp.wr_start()
+        a.qp.wr_send()
+        a.qp.wr_set_ud_addr(ah, b.qp.qp_num, UD_QKEY)
+        a.qp.wr_set_inline_data_list(2, [DataBuffer(a.mr.buf, 2),
+                                         DataBuffer(a.mr.buf, 1)])
+        ah.close()
+        with pytest.raises(PyverbsUserError, match='AH'):
+            a.qp.wr_complete()
+        a.qp.wr_start()
+        with pytest.raises(PyverbsUserError):
+            a.qp.wr_set_ud_addr(ah, 1, 1)   # a closed AH is refused at once
+        a.qp.wr_abort()
+        assert a.cq.poll()[0] == 0
+
+
+def test_qpex_without_send_ops(ctx, pd):
+    from pyverbs.cq import CQ
+    with CQ(ctx, 8) as cq:
+        qp = QPEx(ctx, QPInitAttrEx(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                                    pd=pd, comp_mask=e.IBV_QP_INIT_ATTR_PD))
+        with pytest.raises(PyverbsUserError, match='SEND_OPS_FLAGS'):
+            qp.wr_start()
+        with pytest.raises(PyverbsUserError, match='SEND_OPS_FLAGS'):
+            qp.wr_id = 1
+        assert qp.ind_table is None
+        qp.close()

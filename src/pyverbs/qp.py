@@ -13,52 +13,28 @@ Differences from upstream pyverbs, all additive:
   one call; a failure carries bad_wr_index, the position of the failing WR.
 - QP.establish(remote_qpn, remote_psn, ah_attr, local_psn=...) moves a QP
   to RTS in one call, for a connection set up over any side channel.
-- SRQ, XRCD, RWQ indirection tables and RX hash configurations are not
-  implemented yet: the init attributes accept only None for them.
+- QPAttr.alt_ah_attr reads back the alternate path's own port_num
+  (upstream returns the primary path's).
+- query() returns a QPInitAttr naming the QP's CQs (upstream: None).
+- QPEx refuses what would crash or hang upstream: a builder the QP was not
+  created for, a call outside wr_start()..wr_complete(), a second
+  wr_start(), an AH closed before wr_complete(); inline data and TSO
+  headers are copied from their address through a fault-safe read.
+- SRQ, XRCD, RWQ indirection tables, RX hash configurations and memory
+  windows are not implemented yet: the init attributes accept only None
+  for them, and wr_bind_mw() raises PyverbsUserError.
 """
-from pyverbs._verbs import QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, ECE
+from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
+                            ECE, DataBuffer)
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
 
-try:
-    from pyverbs.utils import (gid_str, qp_type_to_str, qp_state_to_str,
-                               mtu_to_str, access_flags_to_str,
-                               mig_state_to_str)
-except ImportError:     # pyverbs.utils not built yet: same tables here
-    import struct as _struct
+from pyverbs.utils import (gid_str, qp_type_to_str, qp_state_to_str,
+                           mtu_to_str, access_flags_to_str, mig_state_to_str)
 
-    def _be64toh(num):
-        return _struct.unpack('Q', _struct.pack('!Q', num))[0]
-
-    def gid_str(subnet_prefix, interface_id):
-        h = '%016x%016x' % (_be64toh(subnet_prefix), _be64toh(interface_id))
-        return ':'.join(h[i:i + 4] for i in range(0, 32, 4))
-
-    def qp_type_to_str(qp_type):
-        types = {2: 'RC', 3: 'UC', 4: 'UD', 8: 'Raw Packet', 9: 'XRCD_SEND',
-                 10: 'XRCD_RECV', 0xff: 'Driver QP'}
-        return types.get(qp_type, f'Unknown ({qp_type})')
-
-    def qp_state_to_str(qp_state):
-        states = {0: 'Reset', 1: 'Init', 2: 'RTR', 3: 'RTS', 4: 'SQD',
-                  5: 'SQE', 6: 'Error', 7: 'Unknown'}
-        return states.get(qp_state, f'Unknown ({qp_state})')
-
-    def mtu_to_str(mtu):
-        return {1: 256, 2: 512, 3: 1024, 4: 2048, 5: 4096}.get(mtu, 0)
-
-    def access_flags_to_str(flags):
-        names = {1: 'Local write', 2: 'Remote write', 4: 'Remote read',
-                 8: 'Remote atomic', 16: 'MW bind', 32: 'Zero based',
-                 64: 'On demand'}
-        return ''.join(n + ' ' for f, n in names.items() if flags & f)
-
-    def mig_state_to_str(mig):
-        return {0: 'Migrated', 1: 'Re-arm', 2: 'Armed'}.get(
-            mig, f'Unknown ({mig})')
-
-__all__ = ['QPCap', 'QPInitAttr', 'QPInitAttrEx', 'QPAttr', 'QP', 'ECE']
+__all__ = ['QPCap', 'QPInitAttr', 'QPInitAttrEx', 'QPAttr', 'QP', 'QPEx',
+           'ECE', 'DataBuffer']
 
 
 def _cap_str(self):

@@ -598,4 +598,17 @@ struct pv_qp {
 	enum ibv_qp_type qp_type;
 };
 
+/*
+ * qp.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the
+ * QP was created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS.  Between wr_start()
+ * and wr_complete()/wr_abort() in_wr is set and ahs (a list) holds the AHs
+ * given to wr_set_ud_addr(), checked still open before wr_complete().
+ */
+struct pv_qp_ex {
+	struct pv_qp qp;
+	struct ibv_qp_ex *qpx;
+	int in_wr;
+	PyObject *ahs;
+};
+
 #endif /* PYVERBS_H */
