@@ -38,6 +38,8 @@ from pyverbs.wr import SGE, SendWR
 ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
 
 PORT = 1
+# a write benchmark that sees no completion for this long gives up
+STALL_SECONDS = 30
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ)
 
@@ -99,7 +101,9 @@ def connect(qp, gid_index, remote_gid, remote_qpn):
     attr.min_rnr_timer = 12
     qp.to_rtr(attr)
     attr.sq_psn = 0
-    attr.timeout = 14
+    # 4.096 us << 18 = about 1 s before a retransmission: under software
+    # emulation a shorter timeout retransmits packets that are only late
+    attr.timeout = 18
     attr.retry_cnt = 7
     attr.rnr_retry = 7
     attr.max_rd_atomic = 1
@@ -154,10 +158,12 @@ def bench_write(a, b, seconds, batch, use_list):
                 groups.append(head)
     qp, cq = a.qp, a.cq
     post, poll = qp.post_send, cq.poll
+    clock = time.monotonic
 
     def run():
         posted = done = outstanding = 0
         gi = 0
+        progress = clock()
         while done < n_per_round:
             if batch == 1:
                 while outstanding < window and posted < n_per_round:
@@ -178,6 +184,11 @@ def bench_write(a, b, seconds, batch, use_list):
                         raise SystemExit(f'WC error status {wc.status}')
                 done += n
                 outstanding -= n
+                progress = clock()
+            elif clock() - progress > STALL_SECONDS:
+                raise SystemExit(f'no completion for {STALL_SECONDS} s '
+                                 f'({outstanding} WRs outstanding, '
+                                 f'{done} done)')
         return done
     return rate(run, seconds)
 

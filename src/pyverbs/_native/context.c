@@ -7,7 +7,6 @@
  * device_attr.c.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <rdma/rdma_cma.h>
 
 #include "pyverbs.h"
@@ -20,32 +19,6 @@ enum {
 	CTX_GID_TYPE_SYSFS_IB_ROCE_V1 = 0,
 	CTX_GID_TYPE_SYSFS_ROCE_V2 = 1,
 };
-
-/*
- * Raise PyverbsRDMAError(msg, code) with code passed through as is:
- * upstream reports some failures with no errno (-1) and query_gid_table()
- * with the negative value the library returned.  Returns NULL.
- */
-static PyObject *ctx_raise_code(int code, const char *func, const char *fmt,
-				...)
-{
-	PyObject *msg, *exc;
-	va_list ap;
-
-	va_start(ap, fmt);
-	msg = PyUnicode_FromFormatV(fmt, ap);
-	va_end(ap);
-	if (!msg)
-		return NULL;
-	exc = PyObject_CallFunction(pv.PyverbsRDMAError, "Ois", msg, code,
-				    func);
-	Py_DECREF(msg);
-	if (!exc)
-		return NULL;
-	PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-	Py_DECREF(exc);
-	return NULL;
-}
 
 static void ctx_free_dev_list(struct pv_context *self)
 {
@@ -89,8 +62,8 @@ static int ctx_find_device(struct pv_context *self, const char *name,
 
 	list = ibv_get_device_list(&n);
 	if (!list && errno != ENOSYS) {
-		ctx_raise_code(-1, "ibv_get_device_list",
-			       "Failed to get devices list");
+		pv_raise_code(-1, "ibv_get_device_list",
+			      "Failed to get devices list");
 		return -1;
 	}
 	for (i = 0; list && i < n; i++)
@@ -102,8 +75,8 @@ static int ctx_find_device(struct pv_context *self, const char *name,
 		if (list)
 			ibv_free_device_list(list);
 		/* upstream: PyverbsRDMAError with no errno */
-		ctx_raise_code(-1, "ibv_get_device_list",
-			       "Failed to find device %s", name);
+		pv_raise_code(-1, "ibv_get_device_list",
+			      "Failed to find device %s", name);
 		return -1;
 	}
 	if (!open) {
@@ -324,9 +297,9 @@ static PyObject *ctx_query_gid(PyObject *obj, PyObject *args, PyObject *kw)
 	/* returns 0 or -1 (errno is not reliable); an empty entry is a
 	 * zero GID */
 	if (ibv_query_gid(self->ctx, port, index, &gid))
-		return ctx_raise_code(-1, "ibv_query_gid",
-				      "Failed to query gid %d of port %u",
-				      index, port);
+		return pv_raise_code(-1, "ibv_query_gid",
+				     "Failed to query gid %d of port %u",
+				     index, port);
 	return pv_gid_new(&gid);
 }
 
@@ -418,9 +391,9 @@ static PyObject *ctx_query_gid_table(PyObject *obj, PyObject *args,
 		PyMem_Free(entries);
 		/* upstream passes the negative value on: tests compare
 		 * error_code with -errno.EINVAL */
-		return ctx_raise_code((int)rc, "ibv_query_gid_table",
-				      "Failed to query gid tables of the "
-				      "device");
+		return pv_raise_code((int)rc, "ibv_query_gid_table",
+				     "Failed to query gid tables of the "
+				     "device");
 	}
 	res = PyList_New(rc);
 	for (i = 0; res && i < rc; i++) {
@@ -451,9 +424,9 @@ static PyObject *ctx_query_pkey(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	/* returns 0 or -1 (errno is not reliable) */
 	if (ibv_query_pkey(self->ctx, port, index, &pkey))
-		return ctx_raise_code(-1, "ibv_query_pkey",
-				      "Failed to query pkey %d of port %u",
-				      index, port);
+		return pv_raise_code(-1, "ibv_query_pkey",
+				     "Failed to query pkey %d of port %u",
+				     index, port);
 	/* as upstream: the raw (network order) value */
 	return PyLong_FromLong((uint16_t)pkey);
 }
@@ -508,9 +481,9 @@ static PyObject *ctx_query_rt_values_ex(PyObject *obj, PyObject *args,
 		return pv_raise_rc(rc, "ibv_query_rt_values_ex",
 				   "Failed to query real time values");
 	if (val.comp_mask != mask)
-		return ctx_raise_code(-1, "ibv_query_rt_values_ex",
-				      "Failed to query real time values with "
-				      "requested comp_mask");
+		return pv_raise_code(-1, "ibv_query_rt_values_ex",
+				     "Failed to query real time values with "
+				     "requested comp_mask");
 	return Py_BuildValue("(LL)", (long long)val.raw_clock.tv_sec,
 			     (long long)val.raw_clock.tv_nsec);
 }
@@ -584,25 +557,14 @@ static PyObject *ctx_event_element(struct pv_context *self,
 {
 	PyObject *found = NULL;
 
-	switch (ev->event_type) {
-	case IBV_EVENT_PORT_ACTIVE:
-	case IBV_EVENT_PORT_ERR:
-	case IBV_EVENT_LID_CHANGE:
-	case IBV_EVENT_PKEY_CHANGE:
-	case IBV_EVENT_SM_CHANGE:
-	case IBV_EVENT_CLIENT_REREGISTER:
-	case IBV_EVENT_GID_CHANGE:
+	if (pv_async_event_is_port(ev->event_type))
 		return PyLong_FromLong(ev->element.port_num);
-	case IBV_EVENT_CQ_ERR:
+	if (ev->event_type == IBV_EVENT_CQ_ERR)
 		found = ctx_find_handle(&self->obj, ctx_cq_handle,
 					ev->element.cq, 0);
-		break;
-	default:
-		if (ctx_event_is_qp(ev->event_type) && pv.QP)
-			found = ctx_find_handle(&self->obj, ctx_qp_handle,
-						ev->element.qp, 0);
-		break;
-	}
+	else if (ctx_event_is_qp(ev->event_type) && pv.QP)
+		found = ctx_find_handle(&self->obj, ctx_qp_handle,
+					ev->element.qp, 0);
 	return Py_XNewRef(found);
 }
 
@@ -795,8 +757,8 @@ static PyObject *device_list(PyObject *m, PyObject *unused)
 		/* No RDMA support in this kernel at all: no devices. */
 		if (errno == ENOSYS)
 			return PyList_New(0);
-		return ctx_raise_code(-1, "ibv_get_device_list",
-				      "Failed to get devices list");
+		return pv_raise_code(-1, "ibv_get_device_list",
+				     "Failed to get devices list");
 	}
 	res = PyList_New(0);
 	for (i = 0; res && i < n; i++) {

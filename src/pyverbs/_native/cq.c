@@ -447,6 +447,44 @@ static int cq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
+/*
+ * The answer of a poll that found nothing, (0, []), kept for reuse.  It is
+ * handed out again only while nothing but this cache holds the tuple or its
+ * list (both reference counts are 1) and the list is still empty: then no
+ * caller can tell it from a fresh one, and a busy-polling loop saves
+ * allocating and freeing a tuple and a list on every empty poll.  A build
+ * without the GIL cannot read reference counts this way: it always builds.
+ */
+static PyObject *cq_empty_result;
+
+static PyObject *cq_poll_empty(void)
+{
+	PyObject *res, *list;
+
+#ifndef Py_GIL_DISABLED
+	res = cq_empty_result;
+	if (res && Py_REFCNT(res) == 1) {
+		list = PyTuple_GET_ITEM(res, 1);
+		if (Py_REFCNT(list) == 1 && PyList_GET_SIZE(list) == 0)
+			return Py_NewRef(res);
+	}
+#endif
+	list = PyList_New(0);
+	if (!list)
+		return NULL;
+	res = PyTuple_New(2);
+	if (!res) {
+		Py_DECREF(list);
+		return NULL;
+	}
+	PyTuple_SET_ITEM(res, 0, PyLong_FromLong(0));	/* small int */
+	PyTuple_SET_ITEM(res, 1, list);
+#ifndef Py_GIL_DISABLED
+	Py_XSETREF(cq_empty_result, Py_NewRef(res));
+#endif
+	return res;
+}
+
 static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
 			 Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -479,6 +517,10 @@ static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
 	if (rc < 0) {
 		/* returns a negative value on error, errno not always set */
 		res = pv_raise_rc(rc, "ibv_poll_cq", "Failed to poll CQ");
+		goto out;
+	}
+	if (rc == 0) {
+		res = cq_poll_empty();
 		goto out;
 	}
 	res = NULL;

@@ -507,7 +507,7 @@ static PyObject *async_event_get_element(PyObject *o, void *closure)
 	return Py_NewRef(self->element ? self->element : Py_None);
 }
 
-static int async_event_is_port(enum ibv_event_type t)
+int pv_async_event_is_port(enum ibv_event_type t)
 {
 	switch (t) {
 	case IBV_EVENT_PORT_ACTIVE:
@@ -527,7 +527,7 @@ static PyObject *async_event_get_port_num(PyObject *o, void *closure)
 {
 	struct pv_async_event *self = (struct pv_async_event *)o;
 
-	if (!self->from_ctx || !async_event_is_port(self->event.event_type))
+	if (!self->from_ctx || !pv_async_event_is_port(self->event.event_type))
 		Py_RETURN_NONE;
 	return PyLong_FromLong(self->event.element.port_num);
 }

@@ -38,6 +38,17 @@ PyObject *pv_raise_rc(int rc, const char *func, const char *fmt, ...)
 	return raise_rdma(rc, func, msg);
 }
 
+PyObject *pv_raise_code(int code, const char *func, const char *fmt, ...)
+{
+	va_list ap;
+	PyObject *msg;
+
+	va_start(ap, fmt);
+	msg = PyUnicode_FromFormatV(fmt, ap);
+	va_end(ap);
+	return raise_rdma(code, func, msg);
+}
+
 PyObject *pv_raise_errno(const char *func, const char *fmt, ...)
 {
 	int err = errno;	/* before anything else can change it */

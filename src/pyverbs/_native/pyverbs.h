@@ -158,6 +158,11 @@ void pv_obj_finalize(PyObject *o);
  */
 PyObject *pv_raise_rc(int rc, const char *func, const char *msg, ...);
 PyObject *pv_raise_errno(const char *func, const char *msg, ...);
+/*
+ * The same with error_code = code as is, for the few places where upstream
+ * reports no errno (-1) or the library's negative return value.
+ */
+PyObject *pv_raise_code(int code, const char *func, const char *msg, ...);
 /* PyverbsUserError(msg); returns NULL. */
 PyObject *pv_raise_user(const char *msg, ...);
 /* PyverbsError(msg); returns NULL. */
@@ -312,6 +317,8 @@ int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 int pv_object_init_types(PyObject *m);
 int pv_context_init_types(PyObject *m);
 int pv_device_attr_init_types(PyObject *m);	/* called by context.c */
+/* device_attr.c: does an async event of this type name a port? */
+int pv_async_event_is_port(enum ibv_event_type t);
 int pv_pd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_mw_init_types(PyObject *m);
