@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * Declarative integer attributes and strict integer conversion.
+ * Declarative attributes and strict integer conversion.
  *
  * An attribute object (QPCap, QPAttr, AHAttr, WC, ...) embeds the C struct it
  * describes and declares its integer members once, in a struct pv_field
- * table; pv_fields_getset() turns the table into getters and range-checked
- * setters.  Conversions refuse floats, bools and out-of-range values instead
- * of truncating them.
+ * table, and the Python objects it holds (QPInitAttr's CQs, ...) once, in a
+ * struct pv_oslot table; pv_getset() turns the tables into getters and
+ * checked setters, and the object slot table also drives the collector's
+ * traverse and clear.  Conversions refuse floats, bools and out-of-range
+ * values instead of truncating them.
  */
 #include "pyverbs.h"
 
@@ -183,15 +185,107 @@ const struct pv_field *pv_field_find(const struct pv_field *fields,
 	return NULL;
 }
 
-PyGetSetDef *pv_fields_getset(const struct pv_field *fields,
-			      const PyGetSetDef *extra)
+/* ---- object slots ---- */
+
+static inline PyObject **oslot_ptr(PyObject *self, const struct pv_oslot *s)
+{
+	return (PyObject **)((char *)self + s->offset);
+}
+
+PyObject *pv_oslot_get(PyObject *self, void *closure)
+{
+	PyObject *v = *oslot_ptr(self, closure);
+
+	return Py_NewRef(v ? v : Py_None);
+}
+
+int pv_oslot_check(const struct pv_oslot *s, PyObject *v)
+{
+	if (v == Py_None)
+		return 0;
+	if (s->type) {
+		if (*s->type && PyObject_TypeCheck(v, *s->type))
+			return 0;
+		PyErr_Format(PyExc_TypeError, "%s, not %.100s", s->type_err,
+			     Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	if (s->check)
+		return s->check(v);
+	if (s->unimpl) {
+		PyErr_Format(PyExc_TypeError,
+			     "%s must be None: %s is not implemented in this "
+			     "version of pyverbs-c, not %.100s", s->unimpl,
+			     s->unimpl, Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	return 0;
+}
+
+int pv_oslot_store(PyObject *self, const struct pv_oslot *s, PyObject *v)
+{
+	if (!v) {
+		if (!(s->flags & PV_OSLOT_DEL_NONE)) {
+			PyErr_Format(PyExc_AttributeError, "cannot delete %s",
+				     s->name);
+			return -1;
+		}
+		v = Py_None;
+	}
+	if (pv_oslot_check(s, v))
+		return -1;
+	Py_XSETREF(*oslot_ptr(self, s), Py_NewRef(v));
+	return 0;
+}
+
+int pv_oslot_set(PyObject *self, PyObject *v, void *closure)
+{
+	return pv_oslot_store(self, closure, v);
+}
+
+void pv_oslots_reset(PyObject *self, const struct pv_oslot *slots)
+{
+	for (; slots->name; slots++)
+		Py_XSETREF(*oslot_ptr(self, slots), Py_NewRef(Py_None));
+}
+
+int pv_oslots_traverse(PyObject *self, const struct pv_oslot *slots,
+		       visitproc visit, void *arg)
+{
+	for (; slots->name; slots++)
+		Py_VISIT(*oslot_ptr(self, slots));
+	return 0;
+}
+
+void pv_oslots_clear(PyObject *self, const struct pv_oslot *slots)
+{
+	for (; slots->name; slots++)
+		Py_CLEAR(*oslot_ptr(self, slots));
+}
+
+void pv_oslots_dealloc(PyObject *self, const struct pv_oslot *slots)
+{
+	PyTypeObject *tp = Py_TYPE(self);
+
+	PyObject_GC_UnTrack(self);
+	pv_oslots_clear(self, slots);
+	tp->tp_free(self);
+	Py_DECREF(tp);
+}
+
+/* ---- getset tables ---- */
+
+PyGetSetDef *pv_getset(const struct pv_field *fields,
+		       const struct pv_oslot *oslots, const PyGetSetDef *extra)
 {
 	size_t n = 0, k = 0, i;
 	PyGetSetDef *gs;
 
 	while (fields && fields[n].name)
 		n++;
-	while (extra && extra[k].name)
+	for (i = 0; oslots && oslots[i].name; i++)
+		k += !(oslots[i].flags & PV_OSLOT_HIDDEN);
+	for (i = 0; extra && extra[i].name; i++)
 		k++;
 	/* Lives as long as the types that use it: the process. */
 	gs = PyMem_RawCalloc(n + k + 1, sizeof(*gs));
@@ -207,7 +301,22 @@ PyGetSetDef *pv_fields_getset(const struct pv_field *fields,
 		gs[i].doc = fields[i].doc;
 		gs[i].closure = (void *)&fields[i];
 	}
-	for (i = 0; i < k; i++)
-		gs[n + i] = extra[i];
+	for (; oslots && oslots->name; oslots++) {
+		if (oslots->flags & PV_OSLOT_HIDDEN)
+			continue;
+		gs[n].name = oslots->name;
+		gs[n].get = pv_oslot_get;
+		gs[n].set = (oslots->flags & PV_FLAG_RO) ? NULL : pv_oslot_set;
+		gs[n].doc = oslots->doc;
+		gs[n++].closure = (void *)oslots;
+	}
+	for (; extra && extra->name; extra++)
+		gs[n++] = *extra;
 	return gs;
+}
+
+PyGetSetDef *pv_fields_getset(const struct pv_field *fields,
+			      const PyGetSetDef *extra)
+{
+	return pv_getset(fields, NULL, extra);
 }

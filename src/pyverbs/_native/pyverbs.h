@@ -6,7 +6,8 @@
  *   - the module state (types and exception classes), one global instance;
  *   - the lifetime machinery shared by every handle object (object.c);
  *   - the two error helpers (errors.c);
- *   - the declarative field tables and strict integer converters (field.c);
+ *   - the declarative attribute tables (integer fields, object slots) and
+ *     the strict integer converters (field.c);
  *   - the object structs that more than one file needs to look into.
  *
  * Return conventions: a function returning PyObject * returns NULL with an
@@ -226,6 +227,110 @@ const struct pv_field *pv_field_find(const struct pv_field *fields,
 				     const char *name);
 /* Store value into field f of self (range-checked). */
 int pv_field_store(PyObject *self, const struct pv_field *f, PyObject *value);
+
+/*
+ * Object slots: the PyObject * members of a plain-data object (QPInitAttr's
+ * send_cq, CqInitAttrEx's comp_channel, ...), declared once in a struct
+ * pv_oslot table beside the integer fields.  The one table gives the
+ * attributes (pv_getset(): a getter that returns None for NULL, a setter
+ * that checks the value) and the references the collector must see
+ * (pv_oslots_traverse/clear/dealloc walk it), so that a slot cannot be
+ * missing from one of them.
+ *
+ * A setter always accepts None, and else, by the first of these the entry
+ * has: an instance of *type (else TypeError "<type_err>, not <type>"); what
+ * check() accepts (it raises otherwise); nothing, when unimpl names a class
+ * pyverbs-c does not implement yet (TypeError); any object.  Deleting
+ * raises AttributeError, unless PV_OSLOT_DEL_NONE (deleting stores None).
+ */
+#define PV_OSLOT_DEL_NONE 2	/* del obj.name stores None */
+#define PV_OSLOT_HIDDEN 4	/* held and collected, but no attribute */
+
+struct pv_oslot {
+	const char *name;
+	Py_ssize_t offset;	/* of the PyObject * member */
+	unsigned char flags;	/* PV_FLAG_RO, PV_OSLOT_* */
+	PyTypeObject **type;	/* &pv.PD, ... or NULL */
+	const char *type_err;	/* with type: "pd must be a PD" */
+	int (*check)(PyObject *v);	/* 0, or -1 with an exception set */
+	const char *unimpl;	/* "SRQ": only None is accepted */
+	const char *doc;
+};
+
+/* The offset of a PyObject * member; any other member fails to compile. */
+#define PV_OSLOT_OFFSET(st, member)                                     \
+	_Generic(((st *)0)->member, PyObject *: offsetof(st, member))
+/* The start of an entry, for the designated initializers of rare cases. */
+#define PV_OSLOT_AT(st, member, pyname)                                 \
+	.name = (pyname), .offset = PV_OSLOT_OFFSET(st, member)
+/* Any object. */
+#define PV_OSLOT(st, member, pyname, d)                                 \
+	{ PV_OSLOT_AT(st, member, pyname), .doc = (d) }
+#define PV_OSLOT_RO(st, member, pyname, d)                              \
+	{ PV_OSLOT_AT(st, member, pyname), .flags = PV_FLAG_RO,         \
+	  .doc = (d) }
+/* None or an instance of *tp. */
+#define PV_OSLOT_TYPE(st, member, pyname, tp, err, d)                   \
+	{ PV_OSLOT_AT(st, member, pyname), .type = (tp),                \
+	  .type_err = (err), .doc = (d) }
+/* None or what fn accepts. */
+#define PV_OSLOT_CHECK(st, member, pyname, fn, d)                       \
+	{ PV_OSLOT_AT(st, member, pyname), .check = (fn), .doc = (d) }
+/* None only: cls is not implemented yet. */
+#define PV_OSLOT_UNIMPL(st, member, pyname, cls, d)                     \
+	{ PV_OSLOT_AT(st, member, pyname), .unimpl = (cls), .doc = (d) }
+#define PV_OSLOT_END { NULL }
+
+PyObject *pv_oslot_get(PyObject *self, void *closure);
+int pv_oslot_set(PyObject *self, PyObject *value, void *closure);
+/* Check value for slot s (None passes).  Returns 0 or -1. */
+int pv_oslot_check(const struct pv_oslot *s, PyObject *value);
+/* The setter of slot s: refuse deletion, check, store.  Returns 0 or -1. */
+int pv_oslot_store(PyObject *self, const struct pv_oslot *s,
+		   PyObject *value);
+/* Store None in every slot of the table (a constructor's defaults). */
+void pv_oslots_reset(PyObject *self, const struct pv_oslot *slots);
+/* Visit / clear the slots of the table (not the type: the caller's). */
+int pv_oslots_traverse(PyObject *self, const struct pv_oslot *slots,
+		       visitproc visit, void *arg);
+void pv_oslots_clear(PyObject *self, const struct pv_oslot *slots);
+
+/*
+ * tp_traverse, tp_clear and tp_dealloc of a plain-data GC type (not a
+ * handle) whose only references are the slots of table, named
+ * prefix_traverse, prefix_clear and prefix_dealloc; list PV_OSLOTS_GC_SLOTS
+ * (prefix) in the type's slots.
+ */
+#define PV_OSLOTS_GC(prefix, table)                                     \
+	static int prefix##_traverse(PyObject *o, visitproc visit,      \
+				     void *arg)                         \
+	{                                                               \
+		Py_VISIT(Py_TYPE(o));                                   \
+		return pv_oslots_traverse(o, table, visit, arg);        \
+	}                                                               \
+	static int prefix##_clear(PyObject *o)                          \
+	{                                                               \
+		pv_oslots_clear(o, table);                              \
+		return 0;                                               \
+	}                                                               \
+	static void prefix##_dealloc(PyObject *o)                       \
+	{                                                               \
+		pv_oslots_dealloc(o, table);                            \
+	}
+#define PV_OSLOTS_GC_SLOTS(prefix)                                      \
+	{ Py_tp_traverse, prefix##_traverse },                          \
+	{ Py_tp_clear, prefix##_clear },                                \
+	{ Py_tp_dealloc, prefix##_dealloc }
+void pv_oslots_dealloc(PyObject *self, const struct pv_oslot *slots);
+
+/*
+ * Build a NULL-terminated getset table: the entries of fields (as
+ * pv_fields_getset()), then of oslots (not the hidden ones), then those of
+ * extra; each may be NULL.  The returned array lives for the life of the
+ * process.
+ */
+PyGetSetDef *pv_getset(const struct pv_field *fields,
+		       const struct pv_oslot *oslots, const PyGetSetDef *extra);
 
 /*
  * Strict integer conversion: value must be an int (or have __index__; bool
