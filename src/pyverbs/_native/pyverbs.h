@@ -685,7 +685,8 @@ struct pv_qp_init_attr_ex {
 	struct ibv_qp_init_attr_ex attr;
 	PyObject *qp_context;
 	PyObject *scq, *rcq;
-	PyObject *srq, *xrcd, *ind_table;	/* None (not implemented yet) */
+	PyObject *srq, *xrcd, *ind_table,	/* None (not implemented yet) */
+		 *hash_conf;
 	PyObject *pd;		/* PD or None */
 };
 struct pv_qp_attr {

@@ -149,19 +149,6 @@ static int check_cq(PyObject *v)
 	return -1;
 }
 
-/* Objects pyverbs-c does not implement yet (SRQ, XRCD, RWQ indirection
- * tables): only None is accepted. */
-static int check_unimplemented(PyObject *v, const char *what)
-{
-	if (v == Py_None)
-		return 0;
-	PyErr_Format(PyExc_TypeError,
-		     "%s must be None: %s is not implemented in this version "
-		     "of pyverbs-c, not %.100s", what, what,
-		     Py_TYPE(v)->tp_name);
-	return -1;
-}
-
 /* ------------------------------------------------------------------ */
 /* QPCap                                                               */
 /* ------------------------------------------------------------------ */
@@ -196,18 +183,28 @@ static int cap_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return attr_apply(obj, args, kw, "QPCap", cap_params, NULL, NULL);
 }
 
-static PyObject *cap_new_from(const struct ibv_qp_cap *cap)
+/*
+ * The cap attribute of QPInitAttr, QPInitAttrEx and QPAttr: the closure is
+ * the offset of the struct ibv_qp_cap in the object.  Reading returns a
+ * copy, as upstream: qia.cap.max_send_wr = 1 changes nothing.
+ */
+static struct ibv_qp_cap *cap_at(PyObject *o, void *c)
 {
-	struct pv_qp_cap *c;
-
-	c = (struct pv_qp_cap *)pv.QPCap->tp_alloc(pv.QPCap, 0);
-	if (c)
-		c->cap = *cap;
-	return (PyObject *)c;
+	return (struct ibv_qp_cap *)((char *)o + (uintptr_t)c);
 }
 
-/* Copy a QPCap into cap; None leaves it unchanged (upstream _copy_caps). */
-static int cap_copy_in(struct ibv_qp_cap *cap, PyObject *v)
+static PyObject *cap_get(PyObject *o, void *c)
+{
+	struct pv_qp_cap *cap;
+
+	cap = (struct pv_qp_cap *)pv.QPCap->tp_alloc(pv.QPCap, 0);
+	if (cap)
+		cap->cap = *cap_at(o, c);
+	return (PyObject *)cap;
+}
+
+/* Copy a QPCap in; None leaves the value unchanged (upstream _copy_caps). */
+static int cap_set(PyObject *o, PyObject *v, void *c)
 {
 	if (refuse_delete(v, "cap"))
 		return -1;
@@ -218,9 +215,14 @@ static int cap_copy_in(struct ibv_qp_cap *cap, PyObject *v)
 			     Py_TYPE(v)->tp_name);
 		return -1;
 	}
-	*cap = ((struct pv_qp_cap *)v)->cap;
+	*cap_at(o, c) = ((struct pv_qp_cap *)v)->cap;
 	return 0;
 }
+
+#define CAP_GETSET(st)                                                  \
+	{ "cap", cap_get, cap_set,                                      \
+	  "A copy of the capabilities (QPCap); assign a QPCap to change " \
+	  "them.", (void *)offsetof(st, attr.cap) }
 
 static PyType_Slot cap_slots[] = {
 	{ Py_tp_doc, "QPCap(max_send_wr=1, max_recv_wr=10, max_send_sge=1, "
@@ -243,130 +245,25 @@ static PyType_Spec cap_spec = {
 /* ------------------------------------------------------------------ */
 
 /*
- * Both types share the getters and setters of the objects they hold through
- * these offsets, so that one function serves both.
+ * The objects both types hold, with their checks; they are turned into C
+ * pointers only when a QP is created (qp_init()).
  */
-#define QIA_SLOT(o, member, ex)                                         \
-	((ex) ? &((struct pv_qp_init_attr_ex *)(o))->member :           \
-		&((struct pv_qp_init_attr *)(o))->member)
-#define IS_EX(o) (Py_TYPE(o) == pv.QPInitAttrEx ||                      \
-		  PyType_IsSubtype(Py_TYPE(o), pv.QPInitAttrEx))
+#define QIA_OSLOTS(st)                                                  \
+	PV_OSLOT(st, qp_context, "qp_context",                          \
+		 "Any object the user associates with the QP."),        \
+	PV_OSLOT_CHECK(st, scq, "send_cq", check_cq,                    \
+		       "The send CQ (a CQ, a CQEX or None)."),          \
+	PV_OSLOT_CHECK(st, rcq, "recv_cq", check_cq,                    \
+		       "The receive CQ (a CQ, a CQEX or None)."),       \
+	PV_OSLOT_UNIMPL(st, srq, "srq", "SRQ",                          \
+			"The SRQ: None (SRQ is not implemented yet).")
 
-static struct ibv_qp_cap *qia_cap(PyObject *o)
-{
-	if (IS_EX(o))
-		return &((struct pv_qp_init_attr_ex *)o)->attr.cap;
-	return &((struct pv_qp_init_attr *)o)->attr.cap;
-}
+static const struct pv_oslot qia_oslots[] = {
+	QIA_OSLOTS(struct pv_qp_init_attr),
+	PV_OSLOT_END
+};
 
-static PyObject *qia_get_send_cq(PyObject *o, void *c)
-{
-	return get_slot(*QIA_SLOT(o, scq, IS_EX(o)));
-}
-
-static int qia_set_send_cq(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "send_cq") || check_cq(v))
-		return -1;
-	set_slot(QIA_SLOT(o, scq, IS_EX(o)), v);
-	return 0;
-}
-
-static PyObject *qia_get_recv_cq(PyObject *o, void *c)
-{
-	return get_slot(*QIA_SLOT(o, rcq, IS_EX(o)));
-}
-
-static int qia_set_recv_cq(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "recv_cq") || check_cq(v))
-		return -1;
-	set_slot(QIA_SLOT(o, rcq, IS_EX(o)), v);
-	return 0;
-}
-
-static PyObject *qia_get_srq(PyObject *o, void *c)
-{
-	return get_slot(*QIA_SLOT(o, srq, IS_EX(o)));
-}
-
-static int qia_set_srq(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "srq") || check_unimplemented(v, "SRQ"))
-		return -1;
-	set_slot(QIA_SLOT(o, srq, IS_EX(o)), v);
-	return 0;
-}
-
-static PyObject *qia_get_qp_context(PyObject *o, void *c)
-{
-	return get_slot(*QIA_SLOT(o, qp_context, IS_EX(o)));
-}
-
-static int qia_set_qp_context(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "qp_context"))
-		return -1;
-	set_slot(QIA_SLOT(o, qp_context, IS_EX(o)), v);
-	return 0;
-}
-
-/* cap returns a copy, as upstream: qia.cap.max_send_wr = 1 changes nothing. */
-static PyObject *qia_get_cap(PyObject *o, void *c)
-{
-	return cap_new_from(qia_cap(o));
-}
-
-static int qia_set_cap(PyObject *o, PyObject *v, void *c)
-{
-	return cap_copy_in(qia_cap(o), v);
-}
-
-#define QIA_OBJ_GETSET                                                  \
-	{ "send_cq", qia_get_send_cq, qia_set_send_cq,                  \
-	  "The send CQ (a CQ, a CQEX or None).", NULL },                        \
-	{ "recv_cq", qia_get_recv_cq, qia_set_recv_cq,                  \
-	  "The receive CQ (a CQ, a CQEX or None).", NULL },                     \
-	{ "srq", qia_get_srq, qia_set_srq,                              \
-	  "The SRQ: None (SRQ is not implemented yet).", NULL },        \
-	{ "qp_context", qia_get_qp_context, qia_set_qp_context,         \
-	  "Any object the user associates with the QP.", NULL },        \
-	{ "cap", qia_get_cap, qia_set_cap,                              \
-	  "A copy of the capabilities (QPCap); assign a QPCap to change " \
-	  "them.", NULL }
-
-static int qia_traverse(PyObject *o, visitproc visit, void *arg)
-{
-	struct pv_qp_init_attr *self = (struct pv_qp_init_attr *)o;
-
-	Py_VISIT(Py_TYPE(o));
-	Py_VISIT(self->qp_context);
-	Py_VISIT(self->scq);
-	Py_VISIT(self->rcq);
-	Py_VISIT(self->srq);
-	return 0;
-}
-
-static int qia_clear(PyObject *o)
-{
-	struct pv_qp_init_attr *self = (struct pv_qp_init_attr *)o;
-
-	Py_CLEAR(self->qp_context);
-	Py_CLEAR(self->scq);
-	Py_CLEAR(self->rcq);
-	Py_CLEAR(self->srq);
-	return 0;
-}
-
-static void qia_dealloc(PyObject *o)
-{
-	PyTypeObject *tp = Py_TYPE(o);
-
-	PyObject_GC_UnTrack(o);
-	qia_clear(o);
-	tp->tp_free(o);
-	Py_DECREF(tp);
-}
+PV_OSLOTS_GC(qia, qia_oslots)
 
 static const struct pv_field qia_fields[] = {
 	PV_FIELD(struct pv_qp_init_attr, attr.qp_type, "qp_type"),
@@ -376,40 +273,33 @@ static const struct pv_field qia_fields[] = {
 };
 
 static const PyGetSetDef qia_extra[] = {
-	QIA_OBJ_GETSET,
+	CAP_GETSET(struct pv_qp_init_attr),
 	{ NULL }
 };
+
+/* The constructor parameters both types start with, in upstream's order. */
+#define QIA_PARAMS                                                      \
+	{ "qp_type", "qp_type" },                                       \
+	{ "qp_context", "qp_context" },                                 \
+	{ "scq", "send_cq" },                                           \
+	{ "rcq", "recv_cq" },                                           \
+	{ "srq", "srq" },                                               \
+	{ "cap", "cap" },                                               \
+	{ "sq_sig_all", "sq_sig_all" }
 
 static const struct qp_param qia_params[] = {
-	{ "qp_type", "qp_type" },
-	{ "qp_context", "qp_context" },
-	{ "scq", "send_cq" },
-	{ "rcq", "recv_cq" },
-	{ "srq", "srq" },
-	{ "cap", "cap" },
-	{ "sq_sig_all", "sq_sig_all" },
+	QIA_PARAMS,
 	{ NULL }
 };
-
-static int qia_reset_slots(PyObject **slots[], int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		set_slot(slots[i], Py_None);
-	return 0;
-}
 
 static int qia_init(PyObject *o, PyObject *args, PyObject *kw)
 {
 	struct pv_qp_init_attr *self = (struct pv_qp_init_attr *)o;
-	PyObject **slots[] = { &self->qp_context, &self->scq, &self->rcq,
-			       &self->srq };
 
 	memset(&self->attr, 0, sizeof(self->attr));
 	self->attr.qp_type = IBV_QPT_UD;
 	self->attr.sq_sig_all = 1;
-	qia_reset_slots(slots, 4);
+	pv_oslots_reset(o, qia_oslots);
 	return attr_apply(o, args, kw, "QPInitAttr", qia_params, qia_fields,
 			  NULL);
 }
@@ -422,9 +312,7 @@ static PyType_Slot qia_slots[] = {
 		     "ibv_qp_init_attr).  The capability fields (max_send_wr, "
 		     "...) are also accepted as keyword arguments." },
 	{ Py_tp_init, qia_init },
-	{ Py_tp_traverse, qia_traverse },
-	{ Py_tp_clear, qia_clear },
-	{ Py_tp_dealloc, qia_dealloc },
+	PV_OSLOTS_GC_SLOTS(qia),
 	{ Py_tp_getset, NULL },	/* filled by add_attr_type() */
 	{ 0, NULL }
 };
@@ -438,104 +326,24 @@ static PyType_Spec qia_spec = {
 
 /* ---- QPInitAttrEx ---- */
 
-static PyObject *qiax_get_pd(PyObject *o, void *c)
-{
-	return get_slot(((struct pv_qp_init_attr_ex *)o)->pd);
-}
-
-static int qiax_set_pd(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "pd"))
-		return -1;
-	if (v != Py_None && !type_ok(v, pv.PD)) {
-		PyErr_Format(PyExc_TypeError, "pd must be a PD, not %.100s",
-			     Py_TYPE(v)->tp_name);
-		return -1;
-	}
-	set_slot(&((struct pv_qp_init_attr_ex *)o)->pd, v);
-	return 0;
-}
-
-static PyObject *qiax_get_xrcd(PyObject *o, void *c)
-{
-	return get_slot(((struct pv_qp_init_attr_ex *)o)->xrcd);
-}
-
-static int qiax_set_xrcd(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "xrcd") || check_unimplemented(v, "XRCD"))
-		return -1;
-	set_slot(&((struct pv_qp_init_attr_ex *)o)->xrcd, v);
-	return 0;
-}
-
-static PyObject *qiax_get_ind_table(PyObject *o, void *c)
-{
-	return get_slot(((struct pv_qp_init_attr_ex *)o)->ind_table);
-}
-
-static int qiax_set_ind_table(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "ind_table") ||
-	    check_unimplemented(v, "RwqIndTable"))
-		return -1;
-	set_slot(&((struct pv_qp_init_attr_ex *)o)->ind_table, v);
-	return 0;
-}
-
-static PyObject *qiax_get_hash_conf(PyObject *o, void *c)
-{
-	Py_RETURN_NONE;
-}
-
-static int qiax_set_hash_conf(PyObject *o, PyObject *v, void *c)
-{
-	if (refuse_delete(v, "hash_conf") ||
-	    check_unimplemented(v, "RxHashConf"))
-		return -1;
-	return 0;
-}
-
-static int qiax_traverse(PyObject *o, visitproc visit, void *arg)
-{
-	struct pv_qp_init_attr_ex *self = (struct pv_qp_init_attr_ex *)o;
-
-	Py_VISIT(Py_TYPE(o));
-	Py_VISIT(self->qp_context);
-	Py_VISIT(self->scq);
-	Py_VISIT(self->rcq);
-	Py_VISIT(self->srq);
-	Py_VISIT(self->xrcd);
-	Py_VISIT(self->ind_table);
-	Py_VISIT(self->pd);
-	return 0;
-}
-
-static int qiax_clear(PyObject *o)
-{
-	struct pv_qp_init_attr_ex *self = (struct pv_qp_init_attr_ex *)o;
-
-	Py_CLEAR(self->qp_context);
-	Py_CLEAR(self->scq);
-	Py_CLEAR(self->rcq);
-	Py_CLEAR(self->srq);
-	Py_CLEAR(self->xrcd);
-	Py_CLEAR(self->ind_table);
-	Py_CLEAR(self->pd);
-	return 0;
-}
-
-static void qiax_dealloc(PyObject *o)
-{
-	PyTypeObject *tp = Py_TYPE(o);
-
-	PyObject_GC_UnTrack(o);
-	qiax_clear(o);
-	tp->tp_free(o);
-	Py_DECREF(tp);
-}
-
 #define QIAX struct pv_qp_init_attr_ex
+static const struct pv_oslot qiax_oslots[] = {
+	QIA_OSLOTS(QIAX),
+	PV_OSLOT_TYPE(QIAX, pd, "pd", &pv.PD, "pd must be a PD",
+		      "The PD of the QP (a PD or None)."),
+	PV_OSLOT_UNIMPL(QIAX, xrcd, "xrcd", "XRCD",
+			"The XRC domain: None (XRCD is not implemented yet)."),
+	PV_OSLOT_UNIMPL(QIAX, ind_table, "ind_table", "RwqIndTable",
+			"The RWQ indirection table: None (not implemented "
+			"yet)."),
+	PV_OSLOT_UNIMPL(QIAX, hash_conf, "hash_conf", "RxHashConf",
+			"The RX hash configuration: None (not implemented "
+			"yet)."),
+	PV_OSLOT_END
+};
+
+PV_OSLOTS_GC(qiax, qiax_oslots)
+
 static const struct pv_field qiax_fields[] = {
 	PV_FIELD(QIAX, attr.qp_type, "qp_type"),
 	PV_FIELD(QIAX, attr.sq_sig_all, "sq_sig_all"),
@@ -549,26 +357,12 @@ static const struct pv_field qiax_fields[] = {
 };
 
 static const PyGetSetDef qiax_extra[] = {
-	QIA_OBJ_GETSET,
-	{ "pd", qiax_get_pd, qiax_set_pd, "The PD of the QP (a PD or None).",
-	  NULL },
-	{ "xrcd", qiax_get_xrcd, qiax_set_xrcd,
-	  "The XRC domain: None (XRCD is not implemented yet).", NULL },
-	{ "ind_table", qiax_get_ind_table, qiax_set_ind_table,
-	  "The RWQ indirection table: None (not implemented yet).", NULL },
-	{ "hash_conf", qiax_get_hash_conf, qiax_set_hash_conf,
-	  "The RX hash configuration: None (not implemented yet).", NULL },
+	CAP_GETSET(QIAX),
 	{ NULL }
 };
 
 static const struct qp_param qiax_params[] = {
-	{ "qp_type", "qp_type" },
-	{ "qp_context", "qp_context" },
-	{ "scq", "send_cq" },
-	{ "rcq", "recv_cq" },
-	{ "srq", "srq" },
-	{ "cap", "cap" },
-	{ "sq_sig_all", "sq_sig_all" },
+	QIA_PARAMS,
 	{ "comp_mask", "comp_mask" },
 	{ "pd", "pd" },
 	{ "xrcd", "xrcd" },
@@ -584,13 +378,10 @@ static const struct qp_param qiax_params[] = {
 static int qiax_init(PyObject *o, PyObject *args, PyObject *kw)
 {
 	struct pv_qp_init_attr_ex *self = (struct pv_qp_init_attr_ex *)o;
-	PyObject **slots[] = { &self->qp_context, &self->scq, &self->rcq,
-			       &self->srq, &self->xrcd, &self->ind_table,
-			       &self->pd };
 
 	memset(&self->attr, 0, sizeof(self->attr));
 	self->attr.qp_type = IBV_QPT_UD;
-	qia_reset_slots(slots, 7);
+	pv_oslots_reset(o, qiax_oslots);
 	return attr_apply(o, args, kw, "QPInitAttrEx", qiax_params,
 			  qiax_fields, NULL);
 }
@@ -605,9 +396,7 @@ static PyType_Slot qiax_slots[] = {
 		     "ibv_qp_init_attr_ex).  The capability fields are also "
 		     "accepted as keyword arguments." },
 	{ Py_tp_init, qiax_init },
-	{ Py_tp_traverse, qiax_traverse },
-	{ Py_tp_clear, qiax_clear },
-	{ Py_tp_dealloc, qiax_dealloc },
+	PV_OSLOTS_GC_SLOTS(qiax),
 	{ Py_tp_getset, NULL },	/* filled by add_attr_type() */
 	{ 0, NULL }
 };
@@ -650,16 +439,6 @@ static const struct pv_field qa_fields[] = {
 	PV_FIELD(QA, attr.rate_limit, "rate_limit"),
 	PV_FIELD_END
 };
-
-static PyObject *qa_get_cap(PyObject *o, void *c)
-{
-	return cap_new_from(&((struct pv_qp_attr *)o)->attr.cap);
-}
-
-static int qa_set_cap(PyObject *o, PyObject *v, void *c)
-{
-	return cap_copy_in(&((struct pv_qp_attr *)o)->attr.cap, v);
-}
 
 /* closure: 0 for ah_attr, 1 for alt_ah_attr */
 static struct ibv_ah_attr *qa_ah(PyObject *o, void *c)
@@ -720,9 +499,7 @@ static PyMethodDef qa_methods[] = {
 };
 
 static const PyGetSetDef qa_extra[] = {
-	{ "cap", qa_get_cap, qa_set_cap,
-	  "A copy of the capabilities (QPCap); assign a QPCap to change "
-	  "them.", NULL },
+	CAP_GETSET(struct pv_qp_attr),
 	{ "ah_attr", qa_get_ah, qa_set_ah,
 	  "A copy of the primary path (AHAttr); assign an AHAttr to change "
 	  "it.", NULL },
@@ -2704,6 +2481,7 @@ static PyType_Spec qpx_spec = {
  */
 static int add_attr_type(PyObject *m, PyType_Spec *spec,
 			 const struct pv_field *fields,
+			 const struct pv_oslot *oslots,
 			 const PyGetSetDef *extra, PyTypeObject *base,
 			 PyTypeObject **out)
 {
@@ -2715,7 +2493,7 @@ static int add_attr_type(PyObject *m, PyType_Spec *spec,
 		PyErr_SetString(PyExc_SystemError, "no Py_tp_getset slot");
 		return -1;
 	}
-	s->pfunc = pv_fields_getset(fields, extra);
+	s->pfunc = pv_getset(fields, oslots, extra);
 	if (!s->pfunc)
 		return -1;
 	return pv_add_type(m, spec, base, out);
@@ -2723,15 +2501,15 @@ static int add_attr_type(PyObject *m, PyType_Spec *spec,
 
 int pv_qp_init_types(PyObject *m)
 {
-	if (add_attr_type(m, &cap_spec, cap_fields, NULL, pv.PyverbsObject,
-			  &pv.QPCap) ||
-	    add_attr_type(m, &qia_spec, qia_fields, qia_extra,
+	if (add_attr_type(m, &cap_spec, cap_fields, NULL, NULL,
+			  pv.PyverbsObject, &pv.QPCap) ||
+	    add_attr_type(m, &qia_spec, qia_fields, qia_oslots, qia_extra,
 			  pv.PyverbsObject, &pv.QPInitAttr) ||
-	    add_attr_type(m, &qiax_spec, qiax_fields, qiax_extra,
+	    add_attr_type(m, &qiax_spec, qiax_fields, qiax_oslots, qiax_extra,
 			  pv.PyverbsObject, &pv.QPInitAttrEx) ||
-	    add_attr_type(m, &qa_spec, qa_fields, qa_extra, pv.PyverbsObject,
-			  &pv.QPAttr) ||
-	    add_attr_type(m, &ece_spec, ece_fields, NULL, pv.PyverbsCM,
+	    add_attr_type(m, &qa_spec, qa_fields, NULL, qa_extra,
+			  pv.PyverbsObject, &pv.QPAttr) ||
+	    add_attr_type(m, &ece_spec, ece_fields, NULL, NULL, pv.PyverbsCM,
 			  &ece_type))
 		return -1;
 	if (pv_add_type(m, &qp_spec, pv.PyverbsCM, &pv.QP) ||
