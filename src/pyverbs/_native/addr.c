@@ -813,31 +813,16 @@ static PyType_Spec ah_spec = {
 /* Types registration                                                  */
 /* ------------------------------------------------------------------ */
 
-/* Add a data type whose getset table is built from a field table: the
- * spec has a { Py_tp_getset, NULL } entry to fill. */
-static int add_fields_type(PyObject *m, PyType_Spec *spec,
-			   const struct pv_field *fields,
-			   const PyGetSetDef *extra, PyTypeObject **slot)
-{
-	PyType_Slot *s;
-
-	for (s = spec->slots; s->slot != Py_tp_getset; s++)
-		;
-	s->pfunc = pv_fields_getset(fields, extra);
-	if (!s->pfunc)
-		return -1;
-	return pv_add_type(m, spec, pv.PyverbsObject, slot);
-}
-
 int pv_addr_init_types(PyObject *m)
 {
 	if (pv_add_type(m, &gid_spec, pv.PyverbsObject, &pv.GID))
 		return -1;
-	if (add_fields_type(m, &grh_spec, grh_fields, grh_extra, &pv.GRH) ||
-	    add_fields_type(m, &gr_spec, gr_fields, gr_extra,
-			    &pv.GlobalRoute) ||
-	    add_fields_type(m, &ahattr_spec, ahattr_fields, ahattr_extra,
-			    &pv.AHAttr))
+	if (pv_add_data_type(m, &grh_spec, pv.PyverbsObject, grh_fields, NULL,
+			     grh_extra, &pv.GRH) ||
+	    pv_add_data_type(m, &gr_spec, pv.PyverbsObject, gr_fields, NULL,
+			     gr_extra, &pv.GlobalRoute) ||
+	    pv_add_data_type(m, &ahattr_spec, pv.PyverbsObject, ahattr_fields,
+			     NULL, ahattr_extra, &pv.AHAttr))
 		return -1;
 	return pv_add_type(m, &ah_spec, pv.PyverbsCM, &pv.AH);
 }

@@ -816,7 +816,7 @@ static PyType_Slot wc_slots[] = {
 		     "them." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, wc_init },
-	{ 0, NULL },	/* getset, filled in at init */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -826,23 +826,6 @@ static PyType_Spec wc_spec = {
 	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
 	.slots = wc_slots,
 };
-
-/* Set the getset slot (the placeholder before the end) of a slot array. */
-static int set_getset_slot(PyType_Slot *slots, const struct pv_field *f,
-			   const PyGetSetDef *extra)
-{
-	PyType_Slot *s = slots;
-	PyGetSetDef *gs;
-
-	while (s->slot)
-		s++;
-	gs = pv_fields_getset(f, extra);
-	if (!gs)
-		return -1;
-	s->slot = Py_tp_getset;
-	s->pfunc = gs;
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* CqInitAttrEx, PollCqAttr, WcTmInfo                                  */
@@ -1022,7 +1005,7 @@ static PyType_Slot cia_slots[] = {
 	{ Py_tp_traverse, cia_traverse },
 	{ Py_tp_clear, cia_clear },
 	{ Py_tp_dealloc, cia_dealloc },
-	{ 0, NULL },	/* getset */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -1062,7 +1045,7 @@ static PyType_Slot pca_slots[] = {
 		     "ibv_poll_cq_attr)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, pca_init },
-	{ 0, NULL },	/* getset */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -1098,7 +1081,7 @@ static PyType_Slot tmi_slots[] = {
 		     "ibv_wc_tm_info)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, tmi_init },
-	{ 0, NULL },	/* getset */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -1454,17 +1437,16 @@ static PyType_Spec cqex_spec = {
 
 int pv_cq_init_types(PyObject *m)
 {
-	if (set_getset_slot(wc_slots, wc_fields, NULL) ||
-	    set_getset_slot(cia_slots, cia_fields, cia_extra) ||
-	    set_getset_slot(pca_slots, pca_fields, NULL) ||
-	    set_getset_slot(tmi_slots, tmi_fields, NULL))
-		return -1;
 	if (pv_add_type(m, &cc_spec, pv.PyverbsCM, &pv.CompChannel) ||
 	    pv_add_type(m, &cq_spec, pv.PyverbsCM, &pv.CQ) ||
-	    pv_add_type(m, &wc_spec, pv.PyverbsObject, &pv.WC) ||
-	    pv_add_type(m, &cia_spec, pv.PyverbsObject, &cia_type) ||
-	    pv_add_type(m, &pca_spec, pv.PyverbsObject, &pca_type) ||
-	    pv_add_type(m, &tmi_spec, pv.PyverbsObject, &tmi_type) ||
+	    pv_add_data_type(m, &wc_spec, pv.PyverbsObject, wc_fields, NULL,
+			     NULL, &pv.WC) ||
+	    pv_add_data_type(m, &cia_spec, pv.PyverbsObject, cia_fields, NULL,
+			     cia_extra, &cia_type) ||
+	    pv_add_data_type(m, &pca_spec, pv.PyverbsObject, pca_fields, NULL,
+			     NULL, &pca_type) ||
+	    pv_add_data_type(m, &tmi_spec, pv.PyverbsObject, tmi_fields, NULL,
+			     NULL, &tmi_type) ||
 	    pv_add_type(m, &cqex_spec, pv.PyverbsCM, &cqex_type))
 		return -1;
 	return 0;

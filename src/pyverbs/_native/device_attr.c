@@ -759,21 +759,13 @@ out:
 /* Registration                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Fill the Py_tp_getset slot of spec from fields (+extra) and add the
- * type. */
+/* The types of this file are PyverbsObjects with integer fields. */
 static int add_data_type(PyObject *m, PyType_Spec *spec,
 			 const struct pv_field *fields,
 			 const PyGetSetDef *extra, PyTypeObject **slot)
 {
-	PyType_Slot *s;
-
-	for (s = spec->slots; s->slot; s++)
-		if (s->slot == Py_tp_getset) {
-			s->pfunc = pv_fields_getset(fields, extra);
-			if (!s->pfunc)
-				return -1;
-		}
-	return pv_add_type(m, spec, pv.PyverbsObject, slot);
+	return pv_add_data_type(m, spec, pv.PyverbsObject, fields, NULL, extra,
+				slot);
 }
 
 int pv_device_attr_init_types(PyObject *m)

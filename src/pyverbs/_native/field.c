@@ -315,8 +315,22 @@ PyGetSetDef *pv_getset(const struct pv_field *fields,
 	return gs;
 }
 
-PyGetSetDef *pv_fields_getset(const struct pv_field *fields,
-			      const PyGetSetDef *extra)
+int pv_add_data_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
+		     const struct pv_field *fields,
+		     const struct pv_oslot *oslots, const PyGetSetDef *extra,
+		     PyTypeObject **slot)
 {
-	return pv_getset(fields, NULL, extra);
+	PyType_Slot *s;
+
+	for (s = spec->slots; s->slot && s->slot != Py_tp_getset; s++)
+		;
+	if (!s->slot) {
+		PyErr_Format(PyExc_SystemError, "%s: no Py_tp_getset slot",
+			     spec->name);
+		return -1;
+	}
+	s->pfunc = pv_getset(fields, oslots, extra);
+	if (!s->pfunc)
+		return -1;
+	return pv_add_type(m, spec, base, slot);
 }

@@ -325,20 +325,11 @@ static PyMethodDef mw_module_methods[] = {
 
 int pv_mw_init_types(PyObject *m)
 {
-	PyGetSetDef *gs;
-
 	if (PyModule_AddFunctions(m, mw_module_methods) ||
-	    pv_add_type(m, &mw_spec, pv.PyverbsCM, &pv.MW))
+	    pv_add_type(m, &mw_spec, pv.PyverbsCM, &pv.MW) ||
+	    pv_add_data_type(m, &bi_spec, pv.PyverbsObject, bi_fields, NULL,
+			     bi_extra, &pv.MWBindInfo))
 		return -1;
-	gs = pv_fields_getset(bi_fields, bi_extra);
-	if (!gs)
-		return -1;
-	bi_slots[sizeof(bi_slots) / sizeof(bi_slots[0]) - 2].pfunc = gs;
-	if (pv_add_type(m, &bi_spec, pv.PyverbsObject, &pv.MWBindInfo))
-		return -1;
-	gs = pv_fields_getset(bind_fields, NULL);
-	if (!gs)
-		return -1;
-	bind_slots[sizeof(bind_slots) / sizeof(bind_slots[0]) - 2].pfunc = gs;
-	return pv_add_type(m, &bind_spec, pv.PyverbsObject, &pv.MWBind);
+	return pv_add_data_type(m, &bind_spec, pv.PyverbsObject, bind_fields,
+				NULL, NULL, &pv.MWBind);
 }

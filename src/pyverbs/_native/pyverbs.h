@@ -215,11 +215,6 @@ struct pv_field {
 	  PV_FLAG_RO, NULL }
 #define PV_FIELD_END { NULL, 0, 0, 0, NULL }
 
-/* Build a NULL-terminated getset table: one entry per field (getter and, if
- * not read-only, a range-checked setter), then the entries of extra (may be
- * NULL).  The returned array lives for the life of the process. */
-PyGetSetDef *pv_fields_getset(const struct pv_field *fields,
-			      const PyGetSetDef *extra);
 PyObject *pv_field_get(PyObject *self, void *closure);
 int pv_field_set(PyObject *self, PyObject *value, void *closure);
 /* Find a field by name in a table (NULL if absent). */
@@ -324,13 +319,22 @@ void pv_oslots_clear(PyObject *self, const struct pv_oslot *slots);
 void pv_oslots_dealloc(PyObject *self, const struct pv_oslot *slots);
 
 /*
- * Build a NULL-terminated getset table: the entries of fields (as
- * pv_fields_getset()), then of oslots (not the hidden ones), then those of
- * extra; each may be NULL.  The returned array lives for the life of the
- * process.
+ * Build a NULL-terminated getset table: the entries of fields (a getter
+ * and, if not read-only, a range-checked setter), then of oslots (not the
+ * hidden ones), then those of extra; each may be NULL.  The returned array
+ * lives for the life of the process.
  */
 PyGetSetDef *pv_getset(const struct pv_field *fields,
 		       const struct pv_oslot *oslots, const PyGetSetDef *extra);
+/*
+ * Add an attribute type (pv_add_type()) whose getset table is built by
+ * pv_getset(fields, oslots, extra) into the { Py_tp_getset, NULL } entry of
+ * spec's slots.
+ */
+int pv_add_data_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
+		     const struct pv_field *fields,
+		     const struct pv_oslot *oslots, const PyGetSetDef *extra,
+		     PyTypeObject **slot);
 
 /*
  * Strict integer conversion: value must be an int (or have __index__; bool

@@ -229,7 +229,7 @@ static PyType_Slot cap_slots[] = {
 		     "max_recv_sge=1, max_inline_data=0)\n--\n\n"
 		     "The capabilities of a QP (struct ibv_qp_cap)." },
 	{ Py_tp_init, cap_init },
-	{ Py_tp_getset, NULL },	/* filled by add_attr_type() */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -313,7 +313,7 @@ static PyType_Slot qia_slots[] = {
 		     "...) are also accepted as keyword arguments." },
 	{ Py_tp_init, qia_init },
 	PV_OSLOTS_GC_SLOTS(qia),
-	{ Py_tp_getset, NULL },	/* filled by add_attr_type() */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -397,7 +397,7 @@ static PyType_Slot qiax_slots[] = {
 		     "accepted as keyword arguments." },
 	{ Py_tp_init, qiax_init },
 	PV_OSLOTS_GC_SLOTS(qiax),
-	{ Py_tp_getset, NULL },	/* filled by add_attr_type() */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -541,7 +541,7 @@ static PyType_Slot qa_slots[] = {
 		     "may also be given as a keyword argument." },
 	{ Py_tp_init, qa_init },
 	{ Py_tp_methods, qa_methods },
-	{ Py_tp_getset, NULL },	/* filled by add_attr_type() */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -592,7 +592,7 @@ static PyType_Slot ece_slots[] = {
 		     "ibv_ece)." },
 	{ Py_tp_init, ece_init },
 	PV_CM_SLOTS,
-	{ Py_tp_getset, NULL },	/* filled by add_attr_type() */
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -2475,42 +2475,18 @@ static PyType_Spec qpx_spec = {
 /* Registration                                                        */
 /* ------------------------------------------------------------------ */
 
-/*
- * Register an attribute type: its getset table is built from its field
- * table, into the { Py_tp_getset, NULL } entry of its slots.
- */
-static int add_attr_type(PyObject *m, PyType_Spec *spec,
-			 const struct pv_field *fields,
-			 const struct pv_oslot *oslots,
-			 const PyGetSetDef *extra, PyTypeObject *base,
-			 PyTypeObject **out)
-{
-	PyType_Slot *s;
-
-	for (s = spec->slots; s->slot && s->slot != Py_tp_getset; s++)
-		;
-	if (!s->slot) {
-		PyErr_SetString(PyExc_SystemError, "no Py_tp_getset slot");
-		return -1;
-	}
-	s->pfunc = pv_getset(fields, oslots, extra);
-	if (!s->pfunc)
-		return -1;
-	return pv_add_type(m, spec, base, out);
-}
-
 int pv_qp_init_types(PyObject *m)
 {
-	if (add_attr_type(m, &cap_spec, cap_fields, NULL, NULL,
-			  pv.PyverbsObject, &pv.QPCap) ||
-	    add_attr_type(m, &qia_spec, qia_fields, qia_oslots, qia_extra,
-			  pv.PyverbsObject, &pv.QPInitAttr) ||
-	    add_attr_type(m, &qiax_spec, qiax_fields, qiax_oslots, qiax_extra,
-			  pv.PyverbsObject, &pv.QPInitAttrEx) ||
-	    add_attr_type(m, &qa_spec, qa_fields, NULL, qa_extra,
-			  pv.PyverbsObject, &pv.QPAttr) ||
-	    add_attr_type(m, &ece_spec, ece_fields, NULL, NULL, pv.PyverbsCM,
-			  &ece_type))
+	if (pv_add_data_type(m, &cap_spec, pv.PyverbsObject, cap_fields, NULL,
+			     NULL, &pv.QPCap) ||
+	    pv_add_data_type(m, &qia_spec, pv.PyverbsObject, qia_fields,
+			     qia_oslots, qia_extra, &pv.QPInitAttr) ||
+	    pv_add_data_type(m, &qiax_spec, pv.PyverbsObject, qiax_fields,
+			     qiax_oslots, qiax_extra, &pv.QPInitAttrEx) ||
+	    pv_add_data_type(m, &qa_spec, pv.PyverbsObject, qa_fields, NULL,
+			     qa_extra, &pv.QPAttr) ||
+	    pv_add_data_type(m, &ece_spec, pv.PyverbsCM, ece_fields, NULL,
+			     NULL, &ece_type))
 		return -1;
 	if (pv_add_type(m, &qp_spec, pv.PyverbsCM, &pv.QP) ||
 	    pv_add_type(m, &databuf_spec, pv.PyverbsCM, &databuf_type))

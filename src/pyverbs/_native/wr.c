@@ -1499,12 +1499,8 @@ static int add_wr_type(PyObject *m, PyType_Spec *spec,
 		       const PyGetSetDef *extra, PyTypeObject **slot,
 		       vectorcallfunc vc)
 {
-	PyType_Slot *s;
-
-	for (s = spec->slots; s->slot != Py_tp_getset; s++)
-		;
-	s->pfunc = pv_fields_getset(fields, extra);
-	if (!s->pfunc || pv_add_type(m, spec, pv.PyverbsObject, slot))
+	if (pv_add_data_type(m, spec, pv.PyverbsObject, fields, NULL, extra,
+			     slot))
 		return -1;
 	/*
 	 * The constructor of the exact type (subclasses do not inherit
