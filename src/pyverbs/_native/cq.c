@@ -713,18 +713,25 @@ static PyMethodDef cq_methods[] = {
 	{ NULL }
 };
 
+/* The attributes of both CQ and CQEX; the docs name their own struct and
+ * where cq_context comes from. */
+#define CQ_GETSET(cq_doc, cq_context_doc)                               \
+	{ "cq", cq_get_cq, NULL, cq_doc, NULL },                        \
+	{ "cqe", cq_get_cqe, NULL, "The actual number of CQ entries.",  \
+	  NULL },                                                       \
+	{ "handle", cq_get_handle, NULL, "The kernel handle of the CQ.", \
+	  NULL },                                                       \
+	{ "comp_channel", cq_get_comp_channel, NULL,                    \
+	  "The CompChannel of the CQ, or None.", NULL },                \
+	{ "num_events", cq_get_num_events, NULL,                        \
+	  "Completion events got by get_cq_event() and not acked yet.", \
+	  NULL },                                                       \
+	{ "cq_context", cq_get_cq_context, NULL, cq_context_doc, NULL }, \
+	{ "ctx", cq_get_ctx, NULL, "The Context of the CQ.", NULL }
+
 static PyGetSetDef cq_getset[] = {
-	{ "cq", cq_get_cq, NULL, "Address of the struct ibv_cq (0 if closed).",
-	  NULL },
-	{ "cqe", cq_get_cqe, NULL, "The actual number of CQ entries.", NULL },
-	{ "handle", cq_get_handle, NULL, "The kernel handle of the CQ.", NULL },
-	{ "comp_channel", cq_get_comp_channel, NULL,
-	  "The CompChannel of the CQ, or None.", NULL },
-	{ "num_events", cq_get_num_events, NULL,
-	  "Completion events got by get_cq_event() and not acked yet.", NULL },
-	{ "cq_context", cq_get_cq_context, NULL,
-	  "The cq_context object given at creation (held), or None.", NULL },
-	{ "ctx", cq_get_ctx, NULL, "The Context of the CQ.", NULL },
+	CQ_GETSET("Address of the struct ibv_cq (0 if closed).",
+		  "The cq_context object given at creation (held), or None."),
 	{ NULL }
 };
 
@@ -839,41 +846,44 @@ static PyType_Spec wc_spec = {
 struct cq_init_attr_ex {
 	PyObject_HEAD
 	struct ibv_cq_init_attr_ex attr;
-	PyObject *channel;		/* CompChannel or NULL */
-	PyObject *parent_domain;	/* PD or NULL */
-	PyObject *cq_context;		/* any object or NULL */
+	PyObject *channel;		/* CompChannel, None or NULL */
+	PyObject *parent_domain;	/* PD, None or NULL */
+	PyObject *cq_context;		/* any object, None or NULL */
 };
 
 static PyTypeObject *cia_type, *pca_type, *tmi_type;
 
+#define CIA struct cq_init_attr_ex
 static const struct pv_field cia_fields[] = {
-	PV_FIELD(struct cq_init_attr_ex, attr.cqe, "cqe"),
-	PV_FIELD(struct cq_init_attr_ex, attr.comp_vector, "comp_vector"),
-	PV_FIELD(struct cq_init_attr_ex, attr.wc_flags, "wc_flags"),
-	PV_FIELD(struct cq_init_attr_ex, attr.comp_mask, "comp_mask"),
-	PV_FIELD(struct cq_init_attr_ex, attr.flags, "flags"),
+	PV_FIELD(CIA, attr.cqe, "cqe"),
+	PV_FIELD(CIA, attr.comp_vector, "comp_vector"),
+	PV_FIELD(CIA, attr.wc_flags, "wc_flags"),
+	PV_FIELD(CIA, attr.comp_mask, "comp_mask"),
+	PV_FIELD(CIA, attr.flags, "flags"),
 	PV_FIELD_END
 };
 
-static int cia_check_channel(PyObject *v)
-{
-	if (v == Py_None || PyObject_TypeCheck(v, pv.CompChannel))
-		return 0;
-	PyErr_Format(PyExc_TypeError,
-		     "channel must be a CompChannel or None, not %.100s",
-		     Py_TYPE(v)->tp_name);
-	return -1;
-}
+/* Deleting one of these attributes stores None, as it always has here. */
+#define CIA_OSLOT(member, pyname, tp, err, d)                           \
+	{ PV_OSLOT_AT(CIA, member, pyname), .type = (tp),               \
+	  .type_err = (err), .flags = PV_OSLOT_DEL_NONE, .doc = (d) }
 
-static int cia_check_pd(PyObject *v)
-{
-	if (v == Py_None || PyObject_TypeCheck(v, pv.PD))
-		return 0;
-	PyErr_Format(PyExc_TypeError,
-		     "parent_domain must be a PD (ParentDomain) or None, not "
-		     "%.100s", Py_TYPE(v)->tp_name);
-	return -1;
-}
+enum { CIA_CHANNEL, CIA_PD };
+static const struct pv_oslot cia_oslots[] = {
+	[CIA_CHANNEL] = CIA_OSLOT(channel, "comp_channel", &pv.CompChannel,
+				  "channel must be a CompChannel or None",
+				  "The CompChannel of the CQ to create, or "
+				  "None."),
+	[CIA_PD] = CIA_OSLOT(parent_domain, "parent_domain", &pv.PD,
+			     "parent_domain must be a PD (ParentDomain) or "
+			     "None",
+			     "The ParentDomain of the CQ to create, or None."),
+	CIA_OSLOT(cq_context, "cq_context", NULL, NULL,
+		  "An object the created CQEX holds as its cq_context."),
+	PV_OSLOT_END
+};
+
+PV_OSLOTS_GC(cia, cia_oslots)
 
 static int cia_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
@@ -890,108 +900,15 @@ static int cia_init(PyObject *obj, PyObject *args, PyObject *kw)
 					 &a.comp_mask, pv_conv_u32, &a.flags,
 					 &pd))
 		return -1;
-	if (cia_check_channel(channel) || cia_check_pd(pd))
+	/* both checked before anything changes */
+	if (pv_oslot_check(&cia_oslots[CIA_CHANNEL], channel) ||
+	    pv_oslot_check(&cia_oslots[CIA_PD], pd))
 		return -1;
 	self->attr = a;
-	Py_XSETREF(self->channel, channel == Py_None ? NULL :
-						       Py_NewRef(channel));
-	Py_XSETREF(self->parent_domain, pd == Py_None ? NULL : Py_NewRef(pd));
+	Py_XSETREF(self->channel, Py_NewRef(channel));
+	Py_XSETREF(self->parent_domain, Py_NewRef(pd));
 	Py_CLEAR(self->cq_context);
 	return 0;
-}
-
-static PyObject *cia_get_channel(PyObject *obj, void *closure)
-{
-	PyObject *v = ((struct cq_init_attr_ex *)obj)->channel;
-
-	return Py_NewRef(v ? v : Py_None);
-}
-
-static int cia_set_channel(PyObject *obj, PyObject *v, void *closure)
-{
-	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
-
-	if (!v)
-		v = Py_None;
-	if (cia_check_channel(v))
-		return -1;
-	Py_XSETREF(self->channel, v == Py_None ? NULL : Py_NewRef(v));
-	return 0;
-}
-
-static PyObject *cia_get_pd(PyObject *obj, void *closure)
-{
-	PyObject *v = ((struct cq_init_attr_ex *)obj)->parent_domain;
-
-	return Py_NewRef(v ? v : Py_None);
-}
-
-static int cia_set_pd(PyObject *obj, PyObject *v, void *closure)
-{
-	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
-
-	if (!v)
-		v = Py_None;
-	if (cia_check_pd(v))
-		return -1;
-	Py_XSETREF(self->parent_domain, v == Py_None ? NULL : Py_NewRef(v));
-	return 0;
-}
-
-static PyObject *cia_get_cq_context(PyObject *obj, void *closure)
-{
-	PyObject *v = ((struct cq_init_attr_ex *)obj)->cq_context;
-
-	return Py_NewRef(v ? v : Py_None);
-}
-
-static int cia_set_cq_context(PyObject *obj, PyObject *v, void *closure)
-{
-	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
-
-	Py_XSETREF(self->cq_context, v && v != Py_None ? Py_NewRef(v) : NULL);
-	return 0;
-}
-
-static const PyGetSetDef cia_extra[] = {
-	{ "comp_channel", cia_get_channel, cia_set_channel,
-	  "The CompChannel of the CQ to create, or None.", NULL },
-	{ "parent_domain", cia_get_pd, cia_set_pd,
-	  "The ParentDomain of the CQ to create, or None.", NULL },
-	{ "cq_context", cia_get_cq_context, cia_set_cq_context,
-	  "An object the created CQEX holds as its cq_context.", NULL },
-	{ NULL }
-};
-
-static int cia_traverse(PyObject *obj, visitproc visit, void *arg)
-{
-	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
-
-	Py_VISIT(Py_TYPE(obj));
-	Py_VISIT(self->channel);
-	Py_VISIT(self->parent_domain);
-	Py_VISIT(self->cq_context);
-	return 0;
-}
-
-static int cia_clear(PyObject *obj)
-{
-	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
-
-	Py_CLEAR(self->channel);
-	Py_CLEAR(self->parent_domain);
-	Py_CLEAR(self->cq_context);
-	return 0;
-}
-
-static void cia_dealloc(PyObject *obj)
-{
-	PyTypeObject *tp = Py_TYPE(obj);
-
-	PyObject_GC_UnTrack(obj);
-	cia_clear(obj);
-	tp->tp_free(obj);
-	Py_DECREF(tp);
 }
 
 static PyType_Slot cia_slots[] = {
@@ -1002,9 +919,7 @@ static PyType_Slot cia_slots[] = {
 		     "ibv_cq_init_attr_ex)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, cia_init },
-	{ Py_tp_traverse, cia_traverse },
-	{ Py_tp_clear, cia_clear },
-	{ Py_tp_dealloc, cia_dealloc },
+	PV_OSLOTS_GC_SLOTS(cia),
 	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
@@ -1129,11 +1044,13 @@ static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		}
 		a = cia->attr;
+		/* the slots hold None or NULL when unset */
 		if (cia->channel)
 			channel = cia->channel;
 		if (cia->parent_domain)
 			pd = cia->parent_domain;
-		cq_context = cia->cq_context;
+		if (cia->cq_context != Py_None)
+			cq_context = cia->cq_context;
 	}
 	if (cq_check_parents(ctx, channel))
 		return -1;
@@ -1301,53 +1218,36 @@ static PyObject *cqex_read_tm_info(PyObject *obj, PyObject *unused)
 	return (PyObject *)info;
 }
 
-static PyObject *cqex_get_status(PyObject *obj, void *closure)
+/* status and wr_id of the current completion: the closure is 0 for
+ * status, 1 for wr_id. */
+static PyObject *cqex_get_wc(PyObject *obj, void *closure)
 {
 	struct pv_cq *self = (struct pv_cq *)obj;
 
 	if (pv_check_open(&self->obj))
 		return NULL;
+	if (closure)
+		return PyLong_FromUnsignedLongLong(self->cq_ex->wr_id);
 	return PyLong_FromUnsignedLong(self->cq_ex->status);
 }
 
-static int cqex_set_status(PyObject *obj, PyObject *v, void *closure)
+static int cqex_set_wc(PyObject *obj, PyObject *v, void *closure)
 {
 	struct pv_cq *self = (struct pv_cq *)obj;
+	const char *name = closure ? "wr_id" : "status";
 	uint64_t x;
 
 	if (!v) {
-		PyErr_SetString(PyExc_AttributeError, "cannot delete status");
+		PyErr_Format(PyExc_AttributeError, "cannot delete %s", name);
 		return -1;
 	}
 	if (pv_check_open(&self->obj) ||
-	    pv_to_u64(v, UINT32_MAX, &x, "status"))
+	    pv_to_u64(v, closure ? UINT64_MAX : UINT32_MAX, &x, name))
 		return -1;
-	self->cq_ex->status = (enum ibv_wc_status)x;
-	return 0;
-}
-
-static PyObject *cqex_get_wr_id(PyObject *obj, void *closure)
-{
-	struct pv_cq *self = (struct pv_cq *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	return PyLong_FromUnsignedLongLong(self->cq_ex->wr_id);
-}
-
-static int cqex_set_wr_id(PyObject *obj, PyObject *v, void *closure)
-{
-	struct pv_cq *self = (struct pv_cq *)obj;
-	uint64_t x;
-
-	if (!v) {
-		PyErr_SetString(PyExc_AttributeError, "cannot delete wr_id");
-		return -1;
-	}
-	if (pv_check_open(&self->obj) ||
-	    pv_to_u64(v, UINT64_MAX, &x, "wr_id"))
-		return -1;
-	self->cq_ex->wr_id = x;
+	if (closure)
+		self->cq_ex->wr_id = x;
+	else
+		self->cq_ex->status = (enum ibv_wc_status)x;
 	return 0;
 }
 
@@ -1396,21 +1296,12 @@ static PyMethodDef cqex_methods[] = {
 };
 
 static PyGetSetDef cqex_getset[] = {
-	{ "status", cqex_get_status, cqex_set_status,
+	{ "status", cqex_get_wc, cqex_set_wc,
 	  "Status of the current completion.", NULL },
-	{ "wr_id", cqex_get_wr_id, cqex_set_wr_id,
-	  "wr_id of the current completion.", NULL },
-	{ "cq", cq_get_cq, NULL,
-	  "Address of the struct ibv_cq_ex (0 if closed).", NULL },
-	{ "cqe", cq_get_cqe, NULL, "The actual number of CQ entries.", NULL },
-	{ "handle", cq_get_handle, NULL, "The kernel handle of the CQ.", NULL },
-	{ "comp_channel", cq_get_comp_channel, NULL,
-	  "The CompChannel of the CQ, or None.", NULL },
-	{ "num_events", cq_get_num_events, NULL,
-	  "Completion events got by get_cq_event() and not acked yet.", NULL },
-	{ "cq_context", cq_get_cq_context, NULL,
-	  "The cq_context object of the init_attr (held), or None.", NULL },
-	{ "ctx", cq_get_ctx, NULL, "The Context of the CQ.", NULL },
+	{ "wr_id", cqex_get_wc, cqex_set_wc,
+	  "wr_id of the current completion.", (void *)1 },
+	CQ_GETSET("Address of the struct ibv_cq_ex (0 if closed).",
+		  "The cq_context object of the init_attr (held), or None."),
 	{ NULL }
 };
 
@@ -1441,8 +1332,8 @@ int pv_cq_init_types(PyObject *m)
 	    pv_add_type(m, &cq_spec, pv.PyverbsCM, &pv.CQ) ||
 	    pv_add_data_type(m, &wc_spec, pv.PyverbsObject, wc_fields, NULL,
 			     NULL, &pv.WC) ||
-	    pv_add_data_type(m, &cia_spec, pv.PyverbsObject, cia_fields, NULL,
-			     cia_extra, &cia_type) ||
+	    pv_add_data_type(m, &cia_spec, pv.PyverbsObject, cia_fields,
+			     cia_oslots, NULL, &cia_type) ||
 	    pv_add_data_type(m, &pca_spec, pv.PyverbsObject, pca_fields, NULL,
 			     NULL, &pca_type) ||
 	    pv_add_data_type(m, &tmi_spec, pv.PyverbsObject, tmi_fields, NULL,
