@@ -500,13 +500,6 @@ static PyObject *async_event_ack(PyObject *o, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
-static PyObject *async_event_get_element(PyObject *o, void *closure)
-{
-	struct pv_async_event *self = (struct pv_async_event *)o;
-
-	return Py_NewRef(self->element ? self->element : Py_None);
-}
-
 int pv_async_event_is_port(enum ibv_event_type t)
 {
 	switch (t) {
@@ -541,38 +534,21 @@ static PyMethodDef async_event_methods[] = {
 	{ NULL }
 };
 
+static const struct pv_oslot async_event_oslots[] = {
+	PV_OSLOT_RO(struct pv_async_event, element, "element",
+		    "What the event is about: the QP or CQ object (None if it "
+		    "is not a live pyverbs object of this Context), the port "
+		    "number for port events, else None."),
+	PV_OSLOT_END
+};
+
 static const PyGetSetDef async_event_extra[] = {
-	{ "element", async_event_get_element, NULL,
-	  "What the event is about: the QP or CQ object (None if it is not "
-	  "a live pyverbs object of this Context), the port number for port "
-	  "events, else None.", NULL },
 	{ "port_num", async_event_get_port_num, NULL,
 	  "The port number of a port event, else None.", NULL },
 	{ NULL }
 };
 
-static int async_event_traverse(PyObject *o, visitproc visit, void *arg)
-{
-	Py_VISIT(Py_TYPE(o));
-	Py_VISIT(((struct pv_async_event *)o)->element);
-	return 0;
-}
-
-static int async_event_clear(PyObject *o)
-{
-	Py_CLEAR(((struct pv_async_event *)o)->element);
-	return 0;
-}
-
-static void async_event_dealloc(PyObject *o)
-{
-	PyTypeObject *tp = Py_TYPE(o);
-
-	PyObject_GC_UnTrack(o);
-	async_event_clear(o);
-	tp->tp_free(o);
-	Py_DECREF(tp);
-}
+PV_OSLOTS_GC(async_event, async_event_oslots)
 
 static PyType_Slot async_event_slots[] = {
 	{ Py_tp_doc, "AsyncEvent(event_type=0)\n--\n\n"
@@ -582,9 +558,7 @@ static PyType_Slot async_event_slots[] = {
 	{ Py_tp_init, async_event_init },
 	{ Py_tp_methods, async_event_methods },
 	{ Py_tp_getset, NULL },
-	{ Py_tp_traverse, async_event_traverse },
-	{ Py_tp_clear, async_event_clear },
-	{ Py_tp_dealloc, async_event_dealloc },
+	PV_OSLOTS_GC_SLOTS(async_event),
 	{ 0, NULL }
 };
 
@@ -759,7 +733,7 @@ out:
 /* Registration                                                        */
 /* ------------------------------------------------------------------ */
 
-/* The types of this file are PyverbsObjects with integer fields. */
+/* Most types of this file are PyverbsObjects with integer fields only. */
 static int add_data_type(PyObject *m, PyType_Spec *spec,
 			 const struct pv_field *fields,
 			 const PyGetSetDef *extra, PyTypeObject **slot)
@@ -795,8 +769,9 @@ int pv_device_attr_init_types(PyObject *m)
 			  &pv.PortAttr) ||
 	    add_data_type(m, &gid_entry_spec, gid_entry_fields, NULL,
 			  &pv.GIDEntry) ||
-	    add_data_type(m, &async_event_spec, async_event_fields,
-			  async_event_extra, &pv.AsyncEvent))
+	    pv_add_data_type(m, &async_event_spec, pv.PyverbsObject,
+			     async_event_fields, async_event_oslots,
+			     async_event_extra, &pv.AsyncEvent))
 		return -1;
 	if (add_names(m, "_DEVICE_CAP_NAMES", device_cap_names) ||
 	    add_names(m, "_PORT_CAP_NAMES", port_cap_names) ||

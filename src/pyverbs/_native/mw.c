@@ -168,48 +168,19 @@ static const struct pv_field bi_fields[] = {
 	PV_FIELD_END
 };
 
-static PyObject *bi_get_mr(PyObject *obj, void *closure)
-{
-	PyObject *mr = ((struct pv_mw_bind_info *)obj)->mr;
-
-	return Py_NewRef(mr ? mr : Py_None);
-}
-
-static const PyGetSetDef bi_extra[] = {
-	{ "mr", bi_get_mr, NULL, "The MR the window is bound to.", NULL },
-	{ NULL }
+static const struct pv_oslot bi_oslots[] = {
+	PV_OSLOT_RO(struct pv_mw_bind_info, mr, "mr",
+		    "The MR the window is bound to."),
+	PV_OSLOT_END
 };
 
-static int bi_traverse(PyObject *obj, visitproc visit, void *arg)
-{
-	Py_VISIT(Py_TYPE(obj));
-	Py_VISIT(((struct pv_mw_bind_info *)obj)->mr);
-	return 0;
-}
-
-static int bi_clear(PyObject *obj)
-{
-	Py_CLEAR(((struct pv_mw_bind_info *)obj)->mr);
-	return 0;
-}
-
-static void bi_dealloc(PyObject *obj)
-{
-	PyTypeObject *tp = Py_TYPE(obj);
-
-	PyObject_GC_UnTrack(obj);
-	tp->tp_clear(obj);
-	tp->tp_free(obj);
-	Py_DECREF(tp);
-}
+PV_OSLOTS_GC(bi, bi_oslots)
 
 static PyType_Slot bi_slots[] = {
 	{ Py_tp_doc, "MWBindInfo(mr, addr, length, mw_access_flags)\n--\n\n"
 		     "The part of an MR a memory window gives access to." },
 	{ Py_tp_init, bi_init },
-	{ Py_tp_traverse, bi_traverse },
-	{ Py_tp_clear, bi_clear },
-	{ Py_tp_dealloc, bi_dealloc },
+	PV_OSLOTS_GC_SLOTS(bi),
 	{ Py_tp_getset, NULL },		/* filled from bi_fields */
 	{ 0, NULL }
 };
@@ -250,26 +221,20 @@ static const struct pv_field bind_fields[] = {
 	PV_FIELD_END
 };
 
-static int bind_traverse(PyObject *obj, visitproc visit, void *arg)
-{
-	Py_VISIT(Py_TYPE(obj));
-	Py_VISIT(((struct pv_mw_bind *)obj)->info);
-	return 0;
-}
+/* The MWBindInfo is held, not shown (upstream has no such attribute). */
+static const struct pv_oslot bind_oslots[] = {
+	{ PV_OSLOT_AT(struct pv_mw_bind, info, "info"),
+	  .flags = PV_OSLOT_HIDDEN },
+	PV_OSLOT_END
+};
 
-static int bind_clear(PyObject *obj)
-{
-	Py_CLEAR(((struct pv_mw_bind *)obj)->info);
-	return 0;
-}
+PV_OSLOTS_GC(bind, bind_oslots)
 
 static PyType_Slot bind_slots[] = {
 	{ Py_tp_doc, "MWBind(info, send_flags, wr_id=0)\n--\n\n"
 		     "A type 1 window bind request for QP.bind_mw()." },
 	{ Py_tp_init, bind_init },
-	{ Py_tp_traverse, bind_traverse },
-	{ Py_tp_clear, bind_clear },
-	{ Py_tp_dealloc, bi_dealloc },
+	PV_OSLOTS_GC_SLOTS(bind),
 	{ Py_tp_getset, NULL },		/* filled from bind_fields */
 	{ 0, NULL }
 };
@@ -327,9 +292,9 @@ int pv_mw_init_types(PyObject *m)
 {
 	if (PyModule_AddFunctions(m, mw_module_methods) ||
 	    pv_add_type(m, &mw_spec, pv.PyverbsCM, &pv.MW) ||
-	    pv_add_data_type(m, &bi_spec, pv.PyverbsObject, bi_fields, NULL,
-			     bi_extra, &pv.MWBindInfo))
+	    pv_add_data_type(m, &bi_spec, pv.PyverbsObject, bi_fields,
+			     bi_oslots, NULL, &pv.MWBindInfo))
 		return -1;
 	return pv_add_data_type(m, &bind_spec, pv.PyverbsObject, bind_fields,
-				NULL, NULL, &pv.MWBind);
+				bind_oslots, NULL, &pv.MWBind);
 }
