@@ -17,7 +17,8 @@
  * points at the struct of the next_wr object, which the WR holds, so that a
  * chain is valid C memory for ibv_post_send() as long as its head is alive;
  * cycles are refused.  num_sge can be lowered but never raised above the
- * number of SGEs stored.
+ * number of SGEs stored.  RecvWR and SendWR share one implementation of
+ * these members, driven by a struct wr_kind per type.
  */
 #include "pyverbs.h"	/* first: Python.h sets _GNU_SOURCE */
 
@@ -601,49 +602,6 @@ static int conv_num_sge(PyObject *v, int *out)
 	return 0;
 }
 
-/* Store in obj->sg_list (setter of sg_list): an SGE or a list of them;
- * num_sge becomes their number. */
-static int sg_set(const char *fname, struct ibv_sge **list,
-		  struct ibv_sge *inl, int *num_sge, int *cap, PyObject *val)
-{
-	PyObject *const *items, *one[1];
-	int none, n = -1;
-
-	if (!val || val == Py_None) {
-		PyErr_Format(PyExc_TypeError,
-			     "%s.sg_list must be an SGE or a list of SGEs",
-			     fname);
-		return -1;
-	}
-	if (sg_collect(fname, val, &n, &items, &none, one) ||
-	    sg_store(list, inl, items, n))
-		return -1;
-	*num_sge = n;
-	*cap = n;
-	return 0;
-}
-
-static int set_num_sge(const char *fname, int *num_sge, int cap,
-		       PyObject *val)
-{
-	int64_t x;
-
-	if (!val) {
-		PyErr_SetString(PyExc_AttributeError, "cannot delete num_sge");
-		return -1;
-	}
-	if (pv_to_i64(val, 0, INT_MAX, &x, "num_sge"))
-		return -1;
-	if (x > cap) {
-		pv_raise_user("%s holds %d SGEs: num_sge cannot be %lld (set "
-			      "sg_list to store more)", fname, cap,
-			      (long long)x);
-		return -1;
-	}
-	*num_sge = (int)x;
-	return 0;
-}
-
 /* Lazily GC-tracked: a WR only joins the collector once it holds a
  * reference (next_wr, ah). */
 static inline void wr_track(PyObject *self)
@@ -667,6 +625,199 @@ static PyObject *wr_alloc(PyTypeObject *tp, PyTypeObject *exact,
 }
 
 /* ------------------------------------------------------------------ */
+/* What RecvWR and SendWR share                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The two WR objects have the same members around different C structs
+ * (struct ibv_recv_wr, struct ibv_send_wr), so the members sit at
+ * different offsets.  A kind gives them to one implementation of what both
+ * do: chaining (next_wr), the SGE attributes, copying, deallocating.  The
+ * kinds are constant, so the compiler can fold them into the data path's
+ * inline helpers.
+ */
+struct wr_kind {
+	const char *name;		/* "SendWR", for messages */
+	PyTypeObject **type;		/* what next_wr may be */
+	size_t wr, wr_size;		/* the struct ibv_*_wr */
+	size_t next, sg_list, num_sge;	/* of its members */
+	size_t sge_inline, sg_cap, next_wr;
+	inquiry clear;			/* the type's tp_clear */
+};
+
+#define WR_KIND(st, cls, tp, clear_fn)                                  \
+	{ .name = (cls), .type = (tp), .wr = offsetof(st, wr),          \
+	  .wr_size = sizeof(((st *)0)->wr),                             \
+	  .next = offsetof(st, wr.next),                                \
+	  .sg_list = offsetof(st, wr.sg_list),                          \
+	  .num_sge = offsetof(st, wr.num_sge),                          \
+	  .sge_inline = offsetof(st, sge_inline),                       \
+	  .sg_cap = offsetof(st, sg_cap),                               \
+	  .next_wr = offsetof(st, next_wr), .clear = (clear_fn) }
+
+/* The member of WR object o at offset off (wr.next is reached as a void *:
+ * its C type differs between the kinds). */
+#define WR_AT(o, off, type) ((type *)((char *)(o) + (off)))
+
+/* next may follow self: a WR of the same kind, and no cycle. */
+static int wr_check_next(PyObject *self, const struct wr_kind *k,
+			 PyObject *next)
+{
+	PyObject *p;
+
+	if (!PyObject_TypeCheck(next, *k->type)) {
+		PyErr_Format(PyExc_TypeError,
+			     "next_wr must be a %s or None, not %.100s",
+			     k->name, Py_TYPE(next)->tp_name);
+		return -1;
+	}
+	for (p = next; p; p = *WR_AT(p, k->next_wr, PyObject *))
+		if (p == self) {
+			pv_raise_user("next_wr would make a cycle of WRs");
+			return -1;
+		}
+	return 0;
+}
+
+/* Chain next (checked, or NULL) after self: wr.next and next_wr. */
+static inline void wr_link(PyObject *self, const struct wr_kind *k,
+			   PyObject *next)
+{
+	*WR_AT(self, k->next, void *) = next ? WR_AT(next, k->wr, void) : NULL;
+	Py_XSETREF(*WR_AT(self, k->next_wr, PyObject *), Py_XNewRef(next));
+	if (next)
+		wr_track(self);
+}
+
+/* The getters and setters get their kind as the closure. */
+static PyObject *wr_get_next(PyObject *obj, void *closure)
+{
+	const struct wr_kind *k = closure;
+	PyObject *n = *WR_AT(obj, k->next_wr, PyObject *);
+
+	return Py_NewRef(n ? n : Py_None);
+}
+
+static int wr_set_next(PyObject *obj, PyObject *val, void *closure)
+{
+	if (val == Py_None)
+		val = NULL;	/* as deleting: the end of the list */
+	if (val && wr_check_next(obj, closure, val))
+		return -1;
+	wr_link(obj, closure, val);
+	return 0;
+}
+
+static PyObject *wr_get_num_sge(PyObject *obj, void *closure)
+{
+	const struct wr_kind *k = closure;
+
+	return PyLong_FromLong(*WR_AT(obj, k->num_sge, int));
+}
+
+static int wr_set_num_sge(PyObject *obj, PyObject *val, void *closure)
+{
+	const struct wr_kind *k = closure;
+	int cap = *WR_AT(obj, k->sg_cap, int);
+	int64_t x;
+
+	if (!val) {
+		PyErr_SetString(PyExc_AttributeError, "cannot delete num_sge");
+		return -1;
+	}
+	if (pv_to_i64(val, 0, INT_MAX, &x, "num_sge"))
+		return -1;
+	if (x > cap) {
+		pv_raise_user("%s holds %d SGEs: num_sge cannot be %lld (set "
+			      "sg_list to store more)", k->name, cap,
+			      (long long)x);
+		return -1;
+	}
+	*WR_AT(obj, k->num_sge, int) = (int)x;
+	return 0;
+}
+
+static PyObject *wr_get_sg(PyObject *obj, void *closure)
+{
+	const struct wr_kind *k = closure;
+
+	return sg_to_list(*WR_AT(obj, k->sg_list, struct ibv_sge *),
+			  *WR_AT(obj, k->num_sge, int));
+}
+
+/* An SGE or a list of them; num_sge becomes their number. */
+static int wr_set_sg(PyObject *obj, PyObject *val, void *closure)
+{
+	const struct wr_kind *k = closure;
+	PyObject *const *items, *one[1];
+	int none, n = -1;
+
+	if (!val || val == Py_None) {
+		PyErr_Format(PyExc_TypeError,
+			     "%s.sg_list must be an SGE or a list of SGEs",
+			     k->name);
+		return -1;
+	}
+	if (sg_collect(k->name, val, &n, &items, &none, one) ||
+	    sg_store(WR_AT(obj, k->sg_list, struct ibv_sge *),
+		     WR_AT(obj, k->sge_inline, struct ibv_sge), items, n))
+		return -1;
+	*WR_AT(obj, k->num_sge, int) = n;
+	*WR_AT(obj, k->sg_cap, int) = n;
+	return 0;
+}
+
+#define WR_GETSET(kind, cls)                                            \
+	{ "num_sge", wr_get_num_sge, wr_set_num_sge,                    \
+	  "Number of SGEs used (at most the number stored).",           \
+	  (void *)&(kind) },                                            \
+	{ "next_wr", wr_get_next, wr_set_next,                          \
+	  "The next " cls " of the list, or None.", (void *)&(kind) },  \
+	{ "sg_list", wr_get_sg, wr_set_sg,                              \
+	  "The SGEs, as a list of copies; set from an SGE or a list of " \
+	  "SGEs.", (void *)&(kind) }
+
+/*
+ * Make dst's WR a copy of src's (upstream's bad_wr): every field and the
+ * SGEs, into dst's own storage (sg_cap updated); dst keeps its own wr.next
+ * and next_wr.  Returns 0 or -1 (MemoryError), dst unchanged then.
+ */
+static int wr_copy(PyObject *dst, PyObject *src, const struct wr_kind *k)
+{
+	struct ibv_sge *sg = *WR_AT(dst, k->sg_list, struct ibv_sge *);
+	void *next = *WR_AT(dst, k->next, void *);
+	int n = *WR_AT(src, k->num_sge, int);
+
+	if (dst == src)
+		return 0;
+	if (sg_store_raw(&sg, WR_AT(dst, k->sge_inline, struct ibv_sge),
+			 *WR_AT(src, k->sg_list, struct ibv_sge *), n))
+		return -1;
+	memcpy(WR_AT(dst, k->wr, char), WR_AT(src, k->wr, char), k->wr_size);
+	*WR_AT(dst, k->sg_list, struct ibv_sge *) = sg;
+	*WR_AT(dst, k->next, void *) = next;
+	*WR_AT(dst, k->sg_cap, int) = n;
+	return 0;
+}
+
+/* tp_dealloc of both kinds; dealloc is the type's own, for the trashcan. */
+static void wr_dealloc(PyObject *self, const struct wr_kind *k,
+		       destructor dealloc)
+{
+	PyTypeObject *tp = Py_TYPE(self);
+
+	PyObject_GC_UnTrack(self);
+	/* a long chain would otherwise recurse once per WR */
+	Py_TRASHCAN_BEGIN(self, dealloc)
+	k->clear(self);
+	sg_free(WR_AT(self, k->sg_list, struct ibv_sge *),
+		WR_AT(self, k->sge_inline, struct ibv_sge));
+	tp->tp_free(self);
+	Py_DECREF(tp);
+	Py_TRASHCAN_END
+}
+
+/* ------------------------------------------------------------------ */
 /* RecvWR                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -674,23 +825,17 @@ SIG(recv_sig, "RecvWR", 4, 0, "wr_id", "num_sge", "sg", "next_wr");
 
 enum { RV_WR_ID, RV_NUM_SGE, RV_SG, RV_NEXT };
 
-static int recvwr_check_next(struct pv_recv_wr *self, PyObject *next)
+static int recvwr_clear(PyObject *self)
 {
-	PyObject *p;
+	struct pv_recv_wr *wr = (struct pv_recv_wr *)self;
 
-	if (!PyObject_TypeCheck(next, pv.RecvWR)) {
-		PyErr_Format(PyExc_TypeError,
-			     "next_wr must be a RecvWR or None, not %.100s",
-			     Py_TYPE(next)->tp_name);
-		return -1;
-	}
-	for (p = next; p; p = ((struct pv_recv_wr *)p)->next_wr)
-		if (p == (PyObject *)self) {
-			pv_raise_user("next_wr would make a cycle of WRs");
-			return -1;
-		}
+	wr->wr.next = NULL;
+	Py_CLEAR(wr->next_wr);
 	return 0;
 }
+
+static const struct wr_kind recv_kind =
+	WR_KIND(struct pv_recv_wr, "RecvWR", &pv.RecvWR, recvwr_clear);
 
 /* fresh: self was just allocated, so no WR can point at it (no cycle). */
 static int recvwr_fill(struct pv_recv_wr *self, PyObject **v, int fresh)
@@ -705,7 +850,7 @@ static int recvwr_fill(struct pv_recv_wr *self, PyObject **v, int fresh)
 	if (next == Py_None)
 		next = NULL;
 	if (next && (!fresh || !PyObject_TypeCheck(next, pv.RecvWR)) &&
-	    recvwr_check_next(self, next))
+	    wr_check_next((PyObject *)self, &recv_kind, next))
 		return -1;
 	/* no Python code runs from here on */
 	if (sg_collect("RecvWR", v[RV_SG], &num_sge, &items, &none, one))
@@ -719,11 +864,7 @@ static int recvwr_fill(struct pv_recv_wr *self, PyObject **v, int fresh)
 	self->wr.num_sge = num_sge;
 	self->sg_cap = num_sge;
 	self->wr.wr_id = wr_id;
-	self->wr.next = next ? &((struct pv_recv_wr *)next)->wr : NULL;
-	Py_XINCREF(next);
-	Py_XSETREF(self->next_wr, next);
-	if (next)
-		wr_track((PyObject *)self);
+	wr_link((PyObject *)self, &recv_kind, next);
 	return 0;
 }
 
@@ -767,80 +908,9 @@ static int recvwr_traverse(PyObject *self, visitproc visit, void *arg)
 	return 0;
 }
 
-static int recvwr_clear(PyObject *self)
-{
-	struct pv_recv_wr *wr = (struct pv_recv_wr *)self;
-
-	wr->wr.next = NULL;
-	Py_CLEAR(wr->next_wr);
-	return 0;
-}
-
 static void recvwr_dealloc(PyObject *self)
 {
-	struct pv_recv_wr *wr = (struct pv_recv_wr *)self;
-	PyTypeObject *tp = Py_TYPE(self);
-
-	PyObject_GC_UnTrack(self);
-	/* a long chain would otherwise recurse once per WR */
-	Py_TRASHCAN_BEGIN(self, recvwr_dealloc)
-	recvwr_clear(self);
-	sg_free(&wr->wr.sg_list, wr->sge_inline);
-	tp->tp_free(self);
-	Py_DECREF(tp);
-	Py_TRASHCAN_END
-}
-
-static PyObject *recvwr_get_next(PyObject *obj, void *closure)
-{
-	PyObject *n = ((struct pv_recv_wr *)obj)->next_wr;
-
-	return Py_NewRef(n ? n : Py_None);
-}
-
-static int recvwr_set_next(PyObject *obj, PyObject *val, void *closure)
-{
-	struct pv_recv_wr *self = (struct pv_recv_wr *)obj;
-
-	if (!val || val == Py_None) {
-		self->wr.next = NULL;
-		Py_CLEAR(self->next_wr);
-		return 0;
-	}
-	if (recvwr_check_next(self, val))
-		return -1;
-	self->wr.next = &((struct pv_recv_wr *)val)->wr;
-	Py_INCREF(val);
-	Py_XSETREF(self->next_wr, val);
-	wr_track(obj);
-	return 0;
-}
-
-static PyObject *recvwr_get_num_sge(PyObject *obj, void *closure)
-{
-	return PyLong_FromLong(((struct pv_recv_wr *)obj)->wr.num_sge);
-}
-
-static int recvwr_set_num_sge(PyObject *obj, PyObject *val, void *closure)
-{
-	struct pv_recv_wr *self = (struct pv_recv_wr *)obj;
-
-	return set_num_sge("RecvWR", &self->wr.num_sge, self->sg_cap, val);
-}
-
-static PyObject *recvwr_get_sg(PyObject *obj, void *closure)
-{
-	struct pv_recv_wr *self = (struct pv_recv_wr *)obj;
-
-	return sg_to_list(self->wr.sg_list, self->wr.num_sge);
-}
-
-static int recvwr_set_sg(PyObject *obj, PyObject *val, void *closure)
-{
-	struct pv_recv_wr *self = (struct pv_recv_wr *)obj;
-
-	return sg_set("RecvWR", &self->wr.sg_list, self->sge_inline,
-		      &self->wr.num_sge, &self->sg_cap, val);
+	wr_dealloc(self, &recv_kind, recvwr_dealloc);
 }
 
 static const struct pv_field recvwr_fields[] = {
@@ -849,13 +919,7 @@ static const struct pv_field recvwr_fields[] = {
 };
 
 static const PyGetSetDef recvwr_extra[] = {
-	{ "num_sge", recvwr_get_num_sge, recvwr_set_num_sge,
-	  "Number of SGEs used (at most the number stored).", NULL },
-	{ "next_wr", recvwr_get_next, recvwr_set_next,
-	  "The next RecvWR of the list, or None.", NULL },
-	{ "sg_list", recvwr_get_sg, recvwr_set_sg,
-	  "The SGEs, as a list of copies; set from an SGE or a list of "
-	  "SGEs.", NULL },
+	WR_GETSET(recv_kind, "RecvWR"),
 	{ NULL }
 };
 
@@ -907,23 +971,19 @@ SIG(ud_sig, "set_wr_ud", 3, 3, "ah", "rqpn", "rqkey");
 SIG(rdma_sig, "set_wr_rdma", 2, 2, "rkey", "addr");
 SIG(atomic_sig, "set_wr_atomic", 4, 3, "rkey", "addr", "compare_add", "swap");
 
-static int sendwr_check_next(struct pv_send_wr *self, PyObject *next)
+static int sendwr_clear(PyObject *self)
 {
-	PyObject *p;
+	struct pv_send_wr *wr = (struct pv_send_wr *)self;
 
-	if (!PyObject_TypeCheck(next, pv.SendWR)) {
-		PyErr_Format(PyExc_TypeError,
-			     "next_wr must be a SendWR or None, not %.100s",
-			     Py_TYPE(next)->tp_name);
-		return -1;
-	}
-	for (p = next; p; p = ((struct pv_send_wr *)p)->next_wr)
-		if (p == (PyObject *)self) {
-			pv_raise_user("next_wr would make a cycle of WRs");
-			return -1;
-		}
+	wr->wr.next = NULL;
+	Py_CLEAR(wr->next_wr);
+	Py_CLEAR(wr->ah);
+	Py_CLEAR(wr->bind);
 	return 0;
 }
+
+static const struct wr_kind send_kind =
+	WR_KIND(struct pv_send_wr, "SendWR", &pv.SendWR, sendwr_clear);
 
 static int check_ah(PyObject *ah)
 {
@@ -1024,7 +1084,7 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	if (next == Py_None)
 		next = NULL;
 	if (next && (!fresh || !PyObject_TypeCheck(next, pv.SendWR)) &&
-	    sendwr_check_next(self, next))
+	    wr_check_next((PyObject *)self, &send_kind, next))
 		return -1;
 	/* no Python code runs from here on */
 	if (sg_collect("SendWR", v[SW_SG], &num_sge, &items, &none, one))
@@ -1044,13 +1104,9 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	if (sg_store(&wr.sg_list, self->sge_inline, items, num_sge))
 		return -1;
 	wr.num_sge = num_sge;
-	wr.next = next ? &((struct pv_send_wr *)next)->wr : NULL;
 	self->wr = wr;
 	self->sg_cap = num_sge;
-	Py_XINCREF(next);
-	Py_XSETREF(self->next_wr, next);
-	if (next)
-		wr_track((PyObject *)self);
+	wr_link((PyObject *)self, &send_kind, next);
 	if (ah || self->ah)
 		sendwr_set_ah(self, ah);
 	return 0;
@@ -1100,29 +1156,9 @@ static int sendwr_traverse(PyObject *self, visitproc visit, void *arg)
 	return 0;
 }
 
-static int sendwr_clear(PyObject *self)
-{
-	struct pv_send_wr *wr = (struct pv_send_wr *)self;
-
-	wr->wr.next = NULL;
-	Py_CLEAR(wr->next_wr);
-	Py_CLEAR(wr->ah);
-	Py_CLEAR(wr->bind);
-	return 0;
-}
-
 static void sendwr_dealloc(PyObject *self)
 {
-	struct pv_send_wr *wr = (struct pv_send_wr *)self;
-	PyTypeObject *tp = Py_TYPE(self);
-
-	PyObject_GC_UnTrack(self);
-	Py_TRASHCAN_BEGIN(self, sendwr_dealloc)
-	sendwr_clear(self);
-	sg_free(&wr->wr.sg_list, wr->sge_inline);
-	tp->tp_free(self);
-	Py_DECREF(tp);
-	Py_TRASHCAN_END
+	wr_dealloc(self, &send_kind, sendwr_dealloc);
 }
 
 int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt)
@@ -1165,17 +1201,10 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt)
 
 int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src)
 {
-	struct ibv_send_wr w = src->wr;
-	int n = src->wr.num_sge;
-
 	if (dst == src)
 		return 0;
-	w.sg_list = dst->wr.sg_list;
-	if (sg_store_raw(&w.sg_list, dst->sge_inline, src->wr.sg_list, n))
+	if (wr_copy((PyObject *)dst, (PyObject *)src, &send_kind))
 		return -1;
-	w.next = dst->wr.next;
-	dst->wr = w;
-	dst->sg_cap = n;
 	if (src->ah || dst->ah)
 		sendwr_set_ah(dst, (PyObject *)src->ah);
 	Py_XINCREF(src->bind);
@@ -1185,70 +1214,7 @@ int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src)
 
 int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src)
 {
-	struct ibv_recv_wr w = src->wr;
-	int n = src->wr.num_sge;
-
-	if (dst == src)
-		return 0;
-	w.sg_list = dst->wr.sg_list;
-	if (sg_store_raw(&w.sg_list, dst->sge_inline, src->wr.sg_list, n))
-		return -1;
-	w.next = dst->wr.next;
-	dst->wr = w;
-	dst->sg_cap = n;
-	return 0;
-}
-
-static PyObject *sendwr_get_next(PyObject *obj, void *closure)
-{
-	PyObject *n = ((struct pv_send_wr *)obj)->next_wr;
-
-	return Py_NewRef(n ? n : Py_None);
-}
-
-static int sendwr_set_next(PyObject *obj, PyObject *val, void *closure)
-{
-	struct pv_send_wr *self = (struct pv_send_wr *)obj;
-
-	if (!val || val == Py_None) {
-		self->wr.next = NULL;
-		Py_CLEAR(self->next_wr);
-		return 0;
-	}
-	if (sendwr_check_next(self, val))
-		return -1;
-	self->wr.next = &((struct pv_send_wr *)val)->wr;
-	Py_INCREF(val);
-	Py_XSETREF(self->next_wr, val);
-	wr_track(obj);
-	return 0;
-}
-
-static PyObject *sendwr_get_num_sge(PyObject *obj, void *closure)
-{
-	return PyLong_FromLong(((struct pv_send_wr *)obj)->wr.num_sge);
-}
-
-static int sendwr_set_num_sge(PyObject *obj, PyObject *val, void *closure)
-{
-	struct pv_send_wr *self = (struct pv_send_wr *)obj;
-
-	return set_num_sge("SendWR", &self->wr.num_sge, self->sg_cap, val);
-}
-
-static PyObject *sendwr_get_sg(PyObject *obj, void *closure)
-{
-	struct pv_send_wr *self = (struct pv_send_wr *)obj;
-
-	return sg_to_list(self->wr.sg_list, self->wr.num_sge);
-}
-
-static int sendwr_set_sg(PyObject *obj, PyObject *val, void *closure)
-{
-	struct pv_send_wr *self = (struct pv_send_wr *)obj;
-
-	return sg_set("SendWR", &self->wr.sg_list, self->sge_inline,
-		      &self->wr.num_sge, &self->sg_cap, val);
+	return wr_copy((PyObject *)dst, (PyObject *)src, &recv_kind);
 }
 
 static PyObject *sendwr_get_opcode(PyObject *obj, void *closure)
@@ -1408,13 +1374,7 @@ static const struct pv_field sendwr_fields[] = {
 static const PyGetSetDef sendwr_extra[] = {
 	{ "opcode", sendwr_get_opcode, sendwr_set_opcode,
 	  "The operation (IBV_WR_*).", NULL },
-	{ "num_sge", sendwr_get_num_sge, sendwr_set_num_sge,
-	  "Number of SGEs used (at most the number stored).", NULL },
-	{ "next_wr", sendwr_get_next, sendwr_set_next,
-	  "The next SendWR of the list, or None.", NULL },
-	{ "sg_list", sendwr_get_sg, sendwr_set_sg,
-	  "The SGEs, as a list of copies; set from an SGE or a list of "
-	  "SGEs.", NULL },
+	WR_GETSET(send_kind, "SendWR"),
 	{ "ah", sendwr_get_ah, NULL, "The AH given to set_wr_ud(), or None.",
 	  NULL },
 	SW_RO(rkey, "The new rkey of a memory window bind (bind_mw.rkey)."),
