@@ -74,25 +74,18 @@ static PyObject *raise_plain(PyObject *cls, const char *fmt, va_list ap)
 	return NULL;
 }
 
-PyObject *pv_raise_user(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	raise_plain(pv.PyverbsUserError, fmt, ap);
-	va_end(ap);
-	return NULL;
-}
-
-PyObject *pv_raise_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	raise_plain(pv.PyverbsError, fmt, ap);
-	va_end(ap);
-	return NULL;
-}
+/* name(fmt, ...) raises cls(message) and returns NULL. */
+#define RAISE_PLAIN(name, cls)                                          \
+	PyObject *name(const char *fmt, ...)                            \
+	{                                                               \
+		va_list ap;                                             \
+		va_start(ap, fmt);                                      \
+		raise_plain(cls, fmt, ap);                              \
+		va_end(ap);                                             \
+		return NULL;                                            \
+	}
+RAISE_PLAIN(pv_raise_user, pv.PyverbsUserError)
+RAISE_PLAIN(pv_raise_error, pv.PyverbsError)
 
 PyObject *pv_raise_unsupported(const char *what)
 {
