@@ -129,19 +129,15 @@ class Path:
 
     def ah_attr(self):
         """An AHAttr addressing the remote end."""
-        attr = AHAttr(dlid=self.dlid, sl=self.sl,
-                      src_path_bits=self.src_path_bits,
-                      static_rate=self.static_rate, port_num=self.port_num)
+        kw = dict(dlid=self.dlid, sl=self.sl,
+                  src_path_bits=self.src_path_bits,
+                  static_rate=self.static_rate, port_num=self.port_num)
         if self.global_route:
-            gr = GlobalRoute(dgid=GID(self.dgid), flow_label=self.flow_label,
-                             sgid_index=self.sgid_index,
-                             hop_limit=self.hop_limit,
-                             traffic_class=self.traffic_class)
-            attr = AHAttr(dlid=self.dlid, sl=self.sl,
-                          src_path_bits=self.src_path_bits,
-                          static_rate=self.static_rate,
-                          port_num=self.port_num, is_global=1, gr=gr)
-        return attr
+            kw.update(is_global=1, gr=GlobalRoute(
+                dgid=GID(self.dgid), flow_label=self.flow_label,
+                sgid_index=self.sgid_index, hop_limit=self.hop_limit,
+                traffic_class=self.traffic_class))
+        return AHAttr(**kw)
 
     def ah(self, pd):
         """The AH for the remote end, created once and cached (not
