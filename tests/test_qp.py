@@ -353,6 +353,14 @@ def test_qpattr_str():
     f = '{:22}: {:<20}\n'
     i = '  {:22}: {:<20}\n'
     g = '    {:22}: {:<20}\n'
+
+    def ah(port, sl, bits, dlid, rate, is_global):
+        # upstream prints the port number twice
+        return (i.format('port num', port) + i.format('sl', sl) +
+                i.format('source path bits', bits) +
+                i.format('dlid', dlid) + i.format('port num', port) +
+                i.format('static rate', rate) +
+                i.format('is global', is_global))
     expected = (
         f.format('QP state', 'RTS') + f.format('QP current state', 'RTR') +
         f.format('Path MTU', 2048) + f.format('Path mig. state', 'Migrated') +
@@ -362,17 +370,11 @@ def test_qpattr_str():
         'QP caps:\n' + i.format('max send WR', 1) +
         i.format('max recv WR', 2) + i.format('max send SGE', 3) +
         i.format('max recv SGE', 4) + i.format('max inline data', 5) +
-        'AH Attr:\n' + i.format('port num', 1) + i.format('sl', 2) +
-        i.format('source path bits', 1) + i.format('dlid', 3) +
-        i.format('port num', 1) + i.format('static rate', 4) +
-        i.format('is global', 1) +
+        'AH Attr:\n' + ah(1, 2, 1, 3, 4, 1) +
         g.format('dgid', 'fe80:0000:0000:0000:0000:0000:0000:0001') +
         g.format('flow label', 5) + g.format('sgid index', 2) +
         g.format('hop limit', 64) + g.format('traffic_class', 3) +
-        'Alt. AH Attr:\n' + i.format('port num', 0) + i.format('sl', 0) +
-        i.format('source path bits', 0) + i.format('dlid', 0) +
-        i.format('port num', 0) + i.format('static rate', 0) +
-        i.format('is global', 0) +
+        'Alt. AH Attr:\n' + ah(0, 0, 0, 0, 0, 0) +
         f.format('PKey index', 6) + f.format('Alt. PKey index', 7) +
         f.format('En. SQD async notify', 1) + f.format('SQ draining', 1) +
         f.format('Max RD atomic', 8) + f.format('Max dest. RD atomic', 9) +

@@ -19,20 +19,19 @@ from rdma_helpers import (GRH_SIZE, UD_QKEY, End, connect, pair, poll,
                           recv_wr, send_wr, sge)
 
 
-@pytest.fixture
-def rc(ctx):
-    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=256)
-    yield a, b
-    a.close()
-    b.close()
+def _pair_fixture(qp_type):
+    @pytest.fixture
+    def fixture(ctx):
+        """Two connected Ends of one QP type, closed after the test."""
+        a, b = pair(ctx, qp_type, msg_size=256)
+        yield a, b
+        a.close()
+        b.close()
+    return fixture
 
 
-@pytest.fixture
-def ud(ctx):
-    a, b = pair(ctx, e.IBV_QPT_UD, msg_size=256)
-    yield a, b
-    a.close()
-    b.close()
+rc = _pair_fixture(e.IBV_QPT_RC)
+ud = _pair_fixture(e.IBV_QPT_UD)
 
 
 def test_rc_send_recv(rc):
