@@ -135,7 +135,7 @@ def bench_write(a, b, seconds, batch, use_list):
                     send_flags=e.IBV_SEND_SIGNALED)
         wr.set_wr_rdma(rkey, raddr)
         wrs.append(wr)
-    groups = []
+    groups, keep = [], []
     if batch > 1:
         for g in range(0, window, batch):
             chunk = wrs[g:g + batch]
@@ -153,6 +153,10 @@ def bench_write(a, b, seconds, batch, use_list):
                                  sg=[SGE(a.mr.buf, 64, a.mr.lkey)],
                                  send_flags=e.IBV_SEND_SIGNALED)
                     nxt.set_wr_rdma(rkey, raddr)
+                    # upstream's next_wr setter keeps only the C pointer:
+                    # hold every WR of the chain, or the freed ones are
+                    # posted as garbage (bad requests, lost completions)
+                    keep.append(nxt)
                     tail.next_wr = nxt
                     tail = nxt
                 groups.append(head)

@@ -26,8 +26,10 @@ ROOT = os.path.dirname(HERE)
 
 def run_bench(python, args, env=None):
     out = subprocess.run([python, os.path.join(HERE, 'bench.py')] + args,
-                         check=True, capture_output=True, text=True,
-                         env=env)
+                         capture_output=True, text=True, env=env)
+    if out.returncode:
+        sys.exit(f'{python} bench/bench.py failed (exit {out.returncode}):'
+                 f'\n{out.stderr[-3000:]}')
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

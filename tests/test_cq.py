@@ -459,6 +459,24 @@ def test_poll_empty(ctx):
             assert type(r) is tuple and type(r[1]) is list
         a, b = cq.poll(), cq.poll()
         assert a[1] is not b[1]     # a fresh list each time
+        # an empty answer nobody holds may be reused, but what a caller
+        # holds or changed never comes back
+        n, wcs = cq.poll()
+        wcs.append('mine')
+        del n
+        assert cq.poll() == (0, [])
+        assert wcs == ['mine']
+        r = cq.poll()
+        r[1].append('dropped')
+        del r
+        assert cq.poll() == (0, [])
+        del wcs
+        for _ in range(3):
+            r = cq.poll()
+            held = r[1]
+            del r
+            assert cq.poll()[1] is not held and held == []
+            held.append(1)
         with pytest.raises(OverflowError):
             cq.poll(-1)
         with pytest.raises(TypeError):
