@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * Small module-level functions and constants behind pyverbs.fork and
- * pyverbs.mem_alloc: ibv_fork_init()/ibv_is_fork_initialized(), and the
- * <sys/mman.h> constants mem_alloc exports (PROT_READ_, MAP_PRIVATE_, ...).
+ * Small module-level functions: pyverbs.fork's ibv_fork_init() and
+ * ibv_is_fork_initialized(), and _errno().  (pyverbs.mem_alloc's are in
+ * memory.c.)
  */
 #include <errno.h>
-#include <sys/mman.h>
 
 #include "pyverbs.h"
 
@@ -52,47 +51,9 @@ static PyMethodDef misc_methods[] = {
 	{ NULL }
 };
 
-#define MMAN(n) { #n "_", n }
-
-static const struct {
-	const char *name;
-	long value;
-} misc_mman[] = {
-	MMAN(PROT_EXEC), MMAN(PROT_READ), MMAN(PROT_WRITE), MMAN(PROT_NONE),
-	MMAN(MAP_PRIVATE), MMAN(MAP_SHARED), MMAN(MAP_FIXED),
-	MMAN(MAP_ANONYMOUS), MMAN(MAP_STACK), MMAN(MAP_LOCKED),
-	MMAN(MAP_HUGETLB), MMAN(MAP_POPULATE), MMAN(MAP_NORESERVE),
-	MMAN(MAP_GROWSDOWN),
-};
-
-/* _verbs._mman_constants: {'PROT_READ_': 1, ...} for pyverbs.mem_alloc. */
-static int misc_add_mman(PyObject *m)
-{
-	PyObject *d = PyDict_New();
-	size_t i;
-
-	if (!d)
-		return -1;
-	for (i = 0; i < sizeof(misc_mman) / sizeof(misc_mman[0]); i++) {
-		PyObject *v = PyLong_FromLong(misc_mman[i].value);
-
-		if (!v || PyDict_SetItemString(d, misc_mman[i].name, v)) {
-			Py_XDECREF(v);
-			Py_DECREF(d);
-			return -1;
-		}
-		Py_DECREF(v);
-	}
-	if (PyModule_AddObject(m, "_mman_constants", d)) {
-		Py_DECREF(d);
-		return -1;
-	}
-	return 0;
-}
-
 int pv_misc_init(PyObject *m)
 {
 	if (PyModule_AddFunctions(m, misc_methods))
 		return -1;
-	return misc_add_mman(m);
+	return pv_memory_init(m);
 }

@@ -611,13 +611,19 @@ PyObject *pv_gid_new(const union ibv_gid *gid);
 int pv_gid_from_obj(PyObject *v, union ibv_gid *out);
 PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
 
-/* wr.c */
+/* memory.c */
 /*
  * Copy len bytes at address addr of this process into dst without trusting
  * the address: an unmapped or unreadable range raises PyverbsUserError
  * instead of crashing (process_vm_readv on our own pid).  Returns 0 or -1.
  */
 int pv_read_mem(void *dst, uint64_t addr, size_t len);
+/* The same the other way: src into addr (an unwritable range raises). */
+int pv_write_mem(uint64_t addr, const void *src, size_t len);
+/* _verbs._mem_alloc (pyverbs.mem_alloc's functions and constants) */
+int pv_memory_init(PyObject *m);
+
+/* wr.c */
 
 #define PV_WR_INLINE_SGES 2
 struct pv_sge {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * Work requests: SGE (struct ibv_sge), RecvWR (struct ibv_recv_wr) and
- * SendWR (struct ibv_send_wr), plus pv_read_mem(), a fault-safe copy from
- * an address given by Python.
+ * SendWR (struct ibv_send_wr).
  *
  * These objects are built on the data path, once or more per message, so
  * their constructors skip the generic machinery: the exact types get a
@@ -23,77 +22,7 @@
 #include "pyverbs.h"	/* first: Python.h sets _GNU_SOURCE */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
-/* ------------------------------------------------------------------ */
-/* Fault-safe reads                                                    */
-/* ------------------------------------------------------------------ */
-
-/* Fallback where process_vm_readv is unavailable (seccomp): write(2) into
- * a pipe fails with EFAULT on a bad source instead of faulting.  Returns 0
- * or -1 with errno set. */
-static int read_mem_pipe(void *dst, uint64_t addr, size_t len)
-{
-	size_t off = 0;
-	int p[2], rc = -1, err;
-
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
-		return -1;
-	while (off < len) {
-		size_t n = len - off > 4096 ? 4096 : len - off;
-		ssize_t w;
-
-		w = write(p[1], (const char *)(uintptr_t)addr + off, n);
-		if (w != (ssize_t)n) {
-			if (w >= 0)
-				errno = EFAULT;
-			goto out;
-		}
-		if (read(p[0], (char *)dst + off, n) != (ssize_t)n) {
-			errno = EIO;
-			goto out;
-		}
-		off += n;
-	}
-	rc = 0;
-out:
-	err = errno;
-	close(p[0]);
-	close(p[1]);
-	errno = err;
-	return rc;
-}
-
-int pv_read_mem(void *dst, uint64_t addr, size_t len)
-{
-	struct iovec local = { dst, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
-
-	if (!len)
-		return 0;
-	if (addr + len < addr || addr + len - 1 > UINTPTR_MAX) {
-		errno = EFAULT;
-		goto fail;
-	}
-	/* Reading our own memory needs no ptrace permission. */
-	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
-		if (!read_mem_pipe(dst, addr, len))
-			return 0;
-	} else if (n >= 0) {
-		errno = EFAULT;	/* partial: the range ends in a hole */
-	}
-fail:
-	pv_raise_user("Cannot read %zu bytes at address %p: %s", len,
-		      (void *)(uintptr_t)addr, strerror(errno));
-	return -1;
-}
 
 /* ------------------------------------------------------------------ */
 /* Argument parsing for the data-path constructors and methods         */

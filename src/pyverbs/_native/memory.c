@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Memory at addresses that Python hands us as plain ints.
+ *
+ *   - pv_read_mem() / pv_write_mem(): copies that do not trust the address.
+ *     They go through process_vm_readv/writev on our own pid (or, where a
+ *     seccomp policy forbids those, through a pipe), so an unmapped,
+ *     unreadable or read-only range raises PyverbsUserError instead of
+ *     killing the interpreter.
+ *   - the functions of pyverbs.mem_alloc (upstream's raw helpers: malloc,
+ *     posix_memalign, free, mmap, munmap, read, write, read32, read64,
+ *     writebe32, writebe64), built on those copies.  What they allocate or
+ *     map is remembered, so that free() and munmap() refuse an address
+ *     they did not hand out (which would corrupt the C heap or unmap
+ *     Python's own memory) and a second free() of the same block.  A fixed
+ *     mmap() never replaces an existing mapping (MAP_FIXED is sent as
+ *     MAP_FIXED_NOREPLACE).
+ *
+ * A write into a valid address that Python itself owns cannot be told from
+ * a legitimate one; these functions are for memory the caller allocated.
+ */
+#include "pyverbs.h"	/* first: Python.h sets _GNU_SOURCE */
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Fault-safe copies                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The fallback where process_vm_readv/writev are not allowed: a pipe.
+ * write(2) from a bad source and read(2) into a bad destination fail with
+ * EFAULT instead of faulting.  to_addr: copy buf into addr, else addr into
+ * buf.  Returns 0 or -1 with errno set.
+ */
+static int mem_copy_pipe(void *buf, uint64_t addr, size_t len, int to_addr)
+{
+	char *ext = (char *)(uintptr_t)addr, *loc = buf;
+	size_t off = 0;
+	int p[2], rc = -1, err;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return -1;
+	while (off < len) {
+		size_t n = len - off > 4096 ? 4096 : len - off;
+		ssize_t w, r;
+
+		w = write(p[1], (to_addr ? loc : ext) + off, n);
+		if (w != (ssize_t)n) {
+			if (w >= 0)
+				errno = EFAULT;
+			goto out;
+		}
+		r = read(p[0], (to_addr ? ext : loc) + off, n);
+		if (r != (ssize_t)n) {
+			if (r >= 0)
+				errno = EFAULT;
+			goto out;
+		}
+		off += n;
+	}
+	rc = 0;
+out:
+	err = errno;
+	close(p[0]);
+	close(p[1]);
+	errno = err;
+	return rc;
+}
+
+/* Returns 0, or -1 with PyverbsUserError set. */
+static int mem_copy(void *buf, uint64_t addr, size_t len, int to_addr)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	if (addr + len < addr || addr + len - 1 > UINTPTR_MAX) {
+		errno = EFAULT;
+		goto fail;
+	}
+	/* Our own memory needs no ptrace permission. */
+	n = to_addr ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
+		    : process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+		if (!mem_copy_pipe(buf, addr, len, to_addr))
+			return 0;
+	} else if (n >= 0) {
+		errno = EFAULT;	/* partial: the range ends in a hole */
+	}
+fail:
+	pv_raise_user("Cannot %s %zu bytes at address %p: %s",
+		      to_addr ? "write" : "read", len,
+		      (void *)(uintptr_t)addr, strerror(errno));
+	return -1;
+}
+
+int pv_read_mem(void *dst, uint64_t addr, size_t len)
+{
+	return mem_copy(dst, addr, len, 0);
+}
+
+int pv_write_mem(uint64_t addr, const void *src, size_t len)
+{
+	return mem_copy((void *)src, addr, len, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* What mem_alloc handed out                                           */
+/* ------------------------------------------------------------------ */
+
+enum { MEM_HEAP, MEM_MAP };
+
+/* address (int) -> (MEM_HEAP or MEM_MAP, length) */
+static PyObject *mem_blocks;
+
+static int mem_remember(void *p, int kind, size_t len)
+{
+	PyObject *key = PyLong_FromVoidPtr(p), *val;
+	int rc = -1;
+
+	val = Py_BuildValue("(in)", kind, (Py_ssize_t)len);
+	if (key && val)
+		rc = PyDict_SetItem(mem_blocks, key, val);
+	Py_XDECREF(key);
+	Py_XDECREF(val);
+	return rc;
+}
+
+/*
+ * Look addr up: 1 and *len if it is a block of this kind, 0 if not (a
+ * PyverbsUserError is set), -1 on another error.
+ */
+static int mem_lookup(uint64_t addr, int kind, size_t *len, const char *fn)
+{
+	PyObject *key = PyLong_FromUnsignedLongLong(addr), *val;
+	int k;
+	Py_ssize_t n;
+
+	if (!key)
+		return -1;
+	val = PyDict_GetItemWithError(mem_blocks, key);
+	Py_DECREF(key);
+	if (!val && PyErr_Occurred())
+		return -1;
+	if (!val || !PyArg_ParseTuple(val, "in", &k, &n) || k != kind) {
+		PyErr_Clear();
+		pv_raise_user("%s(): %p is not an address that "
+			      "pyverbs.mem_alloc.%s() returned (or it was "
+			      "released already)", fn, (void *)(uintptr_t)addr,
+			      kind == MEM_MAP ? "mmap" : "malloc/posix_memalign");
+		return 0;
+	}
+	*len = (size_t)n;
+	return 1;
+}
+
+static int mem_forget(uint64_t addr)
+{
+	PyObject *key = PyLong_FromUnsignedLongLong(addr);
+	int rc;
+
+	if (!key)
+		return -1;
+	rc = PyDict_DelItem(mem_blocks, key);
+	Py_DECREF(key);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* pyverbs.mem_alloc                                                   */
+/* ------------------------------------------------------------------ */
+
+/* addr + offset * unit, checked; 0 or -1 with OverflowError. */
+static int mem_at(uint64_t addr, uint64_t offset, unsigned int unit,
+		  uint64_t *out)
+{
+	if (offset > (UINT64_MAX - addr) / unit) {
+		PyErr_SetString(PyExc_OverflowError,
+				"address + offset is out of range");
+		return -1;
+	}
+	*out = addr + offset * unit;
+	return 0;
+}
+
+static PyObject *mem_malloc(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "size", NULL };
+	size_t size;
+	void *p;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:malloc", kwlist,
+					 pv_conv_size, &size))
+		return NULL;
+	p = malloc(size ? size : 1);
+	if (!p)
+		return PyErr_Format(PyExc_MemoryError,
+				    "Failed to allocate memory");
+	if (mem_remember(p, MEM_HEAP, size)) {
+		free(p);
+		return NULL;
+	}
+	return PyLong_FromVoidPtr(p);
+}
+
+static PyObject *mem_posix_memalign(PyObject *m, PyObject *args,
+				    PyObject *kw)
+{
+	static char *kwlist[] = { "size", "alignment", NULL };
+	size_t size, align = 8;
+	void *p;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&:posix_memalign",
+					 kwlist, pv_conv_size, &size,
+					 pv_conv_size, &align))
+		return NULL;
+	if (align < sizeof(void *) || (align & (align - 1)))
+		return PyErr_Format(PyExc_ValueError,
+				    "alignment must be a power of two and a "
+				    "multiple of %zu, not %zu",
+				    sizeof(void *), align);
+	rc = posix_memalign(&p, align, size ? size : 1);
+	if (rc)		/* an errno value; errno is not set */
+		return PyErr_Format(PyExc_MemoryError,
+				    "Failed to allocate memory (%s)",
+				    strerror(rc));
+	memset(p, 0, size);
+	if (mem_remember(p, MEM_HEAP, size)) {
+		free(p);
+		return NULL;
+	}
+	return PyLong_FromVoidPtr(p);
+}
+
+static PyObject *mem_free(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "ptr", NULL };
+	uint64_t addr;
+	size_t len;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:free", kwlist,
+					 pv_conv_u64, &addr))
+		return NULL;
+	if (!addr)		/* free(NULL) */
+		Py_RETURN_NONE;
+	rc = mem_lookup(addr, MEM_HEAP, &len, "free");
+	if (rc <= 0 || mem_forget(addr))
+		return NULL;
+	free((void *)(uintptr_t)addr);
+	Py_RETURN_NONE;
+}
+
+static PyObject *mem_mmap(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", "prot", "flags", "fd",
+				  "offset", NULL };
+	uint64_t addr = 0, offset = 0;
+	size_t length = 100;
+	int prot = PROT_READ | PROT_WRITE;
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS, fd = 0, err;
+	void *p;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&O&O&O&:mmap",
+					 kwlist, pv_conv_u64, &addr,
+					 pv_conv_size, &length, pv_conv_int,
+					 &prot, pv_conv_int, &flags,
+					 pv_conv_int, &fd, pv_conv_u64,
+					 &offset))
+		return NULL;
+	if (offset > INT64_MAX)
+		return PyErr_Format(PyExc_OverflowError,
+				    "offset is out of range");
+	/* never replace a mapping someone else owns */
+	if (flags & MAP_FIXED)
+		flags = (flags & ~MAP_FIXED) | MAP_FIXED_NOREPLACE;
+	Py_BEGIN_ALLOW_THREADS
+	p = mmap((void *)(uintptr_t)addr, length, prot, flags, fd,
+		 (off_t)offset);
+	err = errno;
+	Py_END_ALLOW_THREADS
+	if (p == MAP_FAILED)
+		return PyErr_Format(PyExc_MemoryError,
+				    "Failed to mmap memory (%s)",
+				    strerror(err));
+	if ((flags & MAP_FIXED_NOREPLACE) && (uintptr_t)p != addr) {
+		/* a kernel older than 4.17 took the address as a hint */
+		munmap(p, length);
+		return PyErr_Format(PyExc_MemoryError,
+				    "Failed to mmap memory (%s)",
+				    strerror(EEXIST));
+	}
+	if (mem_remember(p, MEM_MAP, length)) {
+		munmap(p, length);
+		return NULL;
+	}
+	return PyLong_FromVoidPtr(p);
+}
+
+static PyObject *mem_munmap(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", NULL };
+	uint64_t addr;
+	size_t length, mapped;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:munmap", kwlist,
+					 pv_conv_u64, &addr, pv_conv_size,
+					 &length))
+		return NULL;
+	rc = mem_lookup(addr, MEM_MAP, &mapped, "munmap");
+	if (rc <= 0)
+		return NULL;
+	if (length != mapped)
+		return pv_raise_user("munmap(): %p was mapped with length "
+				     "%zu, not %zu (unmap it whole)",
+				     (void *)(uintptr_t)addr, mapped, length);
+	if (munmap((void *)(uintptr_t)addr, length))
+		return PyErr_Format(PyExc_MemoryError,
+				    "Failed to munmap requested memory (%s)",
+				    strerror(errno));
+	if (mem_forget(addr))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *mem_read(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", "offset", NULL };
+	uint64_t addr, offset = 0;
+	size_t length;
+	PyObject *out;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&:read", kwlist,
+					 pv_conv_u64, &addr, pv_conv_size,
+					 &length, pv_conv_u64, &offset) ||
+	    mem_at(addr, offset, 1, &addr))
+		return NULL;
+	if (length > PY_SSIZE_T_MAX)
+		return PyErr_NoMemory();
+	out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
+	if (out && pv_read_mem(PyBytes_AS_STRING(out), addr, length))
+		Py_CLEAR(out);
+	return out;
+}
+
+static PyObject *mem_write(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "data", "length", "offset", NULL };
+	uint64_t addr, offset = 0;
+	PyObject *data, *res = NULL;
+	size_t length;
+	Py_buffer view;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&|O&:write", kwlist,
+					 pv_conv_u64, &addr, &data,
+					 pv_conv_size, &length, pv_conv_u64,
+					 &offset) ||
+	    mem_at(addr, offset, 1, &addr))
+		return NULL;
+	if (PyUnicode_Check(data)) {	/* upstream encodes str */
+		data = PyUnicode_AsUTF8String(data);
+		if (!data)
+			return NULL;
+	} else {
+		Py_INCREF(data);
+	}
+	if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE))
+		goto out;
+	if (length > (size_t)view.len)
+		PyErr_Format(PyExc_ValueError,
+			     "length %zu is more than the %zd bytes of data",
+			     length, view.len);
+	else if (!pv_write_mem(addr, view.buf, length))
+		res = Py_NewRef(Py_None);
+	PyBuffer_Release(&view);
+out:
+	Py_DECREF(data);
+	return res;
+}
+
+/* read32/read64: the value at addr + offset * size, host byte order */
+static PyObject *mem_read_n(PyObject *args, PyObject *kw, unsigned int size,
+			    const char *fmt)
+{
+	static char *kwlist[] = { "addr", "offset", NULL };
+	uint64_t addr, offset = 0, v64;
+	uint32_t v32;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u64,
+					 &addr, pv_conv_u64, &offset) ||
+	    mem_at(addr, offset, size, &addr))
+		return NULL;
+	if (size == 4)
+		return pv_read_mem(&v32, addr, 4) ? NULL :
+			PyLong_FromUnsignedLong(v32);
+	return pv_read_mem(&v64, addr, 8) ? NULL :
+		PyLong_FromUnsignedLongLong(v64);
+}
+
+static PyObject *mem_read32(PyObject *m, PyObject *args, PyObject *kw)
+{
+	return mem_read_n(args, kw, 4, "O&|O&:read32");
+}
+
+static PyObject *mem_read64(PyObject *m, PyObject *args, PyObject *kw)
+{
+	return mem_read_n(args, kw, 8, "O&|O&:read64");
+}
+
+/* writebe32/writebe64: val, big endian, at addr + offset * size */
+static PyObject *mem_writebe_n(PyObject *args, PyObject *kw,
+			       unsigned int size, const char *fmt)
+{
+	static char *kwlist[] = { "addr", "val", "offset", NULL };
+	uint64_t addr, val, offset = 0;
+	PyObject *valo;
+	uint32_t be32;
+	uint64_t be64;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u64,
+					 &addr, &valo, pv_conv_u64,
+					 &offset) ||
+	    pv_to_u64(valo, size == 4 ? UINT32_MAX : UINT64_MAX, &val,
+		      "val") ||
+	    mem_at(addr, offset, size, &addr))
+		return NULL;
+	if (size == 4) {
+		be32 = htobe32((uint32_t)val);
+		if (pv_write_mem(addr, &be32, 4))
+			return NULL;
+	} else {
+		be64 = htobe64(val);
+		if (pv_write_mem(addr, &be64, 8))
+			return NULL;
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *mem_writebe32(PyObject *m, PyObject *args, PyObject *kw)
+{
+	return mem_writebe_n(args, kw, 4, "O&O|O&:writebe32");
+}
+
+static PyObject *mem_writebe64(PyObject *m, PyObject *args, PyObject *kw)
+{
+	return mem_writebe_n(args, kw, 8, "O&O|O&:writebe64");
+}
+
+#define MEM_FN(name, sig, doc)                                          \
+	{ #name, (PyCFunction)(void (*)(void))mem_##name,               \
+	  METH_VARARGS | METH_KEYWORDS, #name sig "\n--\n\n" doc }
+
+static PyMethodDef mem_functions[] = {
+	MEM_FN(malloc, "($module, /, size)",
+	       "Allocate size bytes (malloc); return the address.  Release "
+	       "it with free().  Raises MemoryError."),
+	MEM_FN(posix_memalign, "($module, /, size, alignment=8)",
+	       "Allocate size zeroed bytes aligned to alignment (a power of "
+	       "two, at least 8); return the address.  Release it with "
+	       "free()."),
+	MEM_FN(free, "($module, /, ptr)",
+	       "Release a block of malloc() or posix_memalign().  Any other "
+	       "address, or a block released already, raises "
+	       "PyverbsUserError; 0 does nothing."),
+	MEM_FN(mmap, "($module, /, addr=0, length=100, prot=PROT_READ_|"
+	       "PROT_WRITE_, flags=MAP_PRIVATE_|MAP_ANONYMOUS_, fd=0, "
+	       "offset=0)",
+	       "mmap(2); return the address of the mapping.  MAP_FIXED_ "
+	       "never replaces an existing mapping: the call fails instead. "
+	       "Raises MemoryError."),
+	MEM_FN(munmap, "($module, /, addr, length)",
+	       "Unmap a whole mapping that mmap() returned (with the same "
+	       "length); other addresses raise PyverbsUserError."),
+	MEM_FN(read, "($module, /, addr, length, offset=0)",
+	       "The length bytes at addr + offset, as bytes.  An unreadable "
+	       "range raises PyverbsUserError."),
+	MEM_FN(write, "($module, /, addr, data, length, offset=0)",
+	       "Copy the first length bytes of data (bytes-like, or str, "
+	       "encoded as UTF-8) to addr + offset.  An unwritable range "
+	       "raises PyverbsUserError."),
+	MEM_FN(read32, "($module, /, addr, offset=0)",
+	       "The 32-bit value (host byte order) at addr + 4 * offset."),
+	MEM_FN(read64, "($module, /, addr, offset=0)",
+	       "The 64-bit value (host byte order) at addr + 8 * offset."),
+	MEM_FN(writebe32, "($module, /, addr, val, offset=0)",
+	       "Store val as 32-bit big endian at addr + 4 * offset."),
+	MEM_FN(writebe64, "($module, /, addr, val, offset=0)",
+	       "Store val as 64-bit big endian at addr + 8 * offset."),
+	{ NULL }
+};
+
+#define MMAN(n) { #n "_", n }
+
+static const struct {
+	const char *name;
+	long value;
+} mem_mman[] = {
+	MMAN(PROT_EXEC), MMAN(PROT_READ), MMAN(PROT_WRITE), MMAN(PROT_NONE),
+	MMAN(MAP_PRIVATE), MMAN(MAP_SHARED), MMAN(MAP_FIXED),
+	MMAN(MAP_ANONYMOUS), MMAN(MAP_STACK), MMAN(MAP_LOCKED),
+	MMAN(MAP_HUGETLB), MMAN(MAP_POPULATE), MMAN(MAP_NORESERVE),
+	MMAN(MAP_GROWSDOWN),
+};
+
+/*
+ * _verbs._mem_alloc: {name: function or constant} for pyverbs.mem_alloc,
+ * the functions carrying that module's name.
+ */
+int pv_memory_init(PyObject *m)
+{
+	PyObject *d, *modname, *v;
+	PyMethodDef *def;
+	size_t i;
+
+	mem_blocks = PyDict_New();
+	d = PyDict_New();
+	modname = PyUnicode_FromString("pyverbs.mem_alloc");
+	if (!mem_blocks || !d || !modname)
+		goto err;
+	for (def = mem_functions; def->ml_name; def++) {
+		v = PyCFunction_NewEx(def, NULL, modname);
+		if (!v || PyDict_SetItemString(d, def->ml_name, v)) {
+			Py_XDECREF(v);
+			goto err;
+		}
+		Py_DECREF(v);
+	}
+	for (i = 0; i < sizeof(mem_mman) / sizeof(mem_mman[0]); i++) {
+		v = PyLong_FromLong(mem_mman[i].value);
+		if (!v || PyDict_SetItemString(d, mem_mman[i].name, v)) {
+			Py_XDECREF(v);
+			goto err;
+		}
+		Py_DECREF(v);
+	}
+	Py_DECREF(modname);
+	if (PyModule_AddObject(m, "_mem_alloc", d))
+		goto err_d;
+	return 0;
+err:
+	Py_XDECREF(modname);
+err_d:
+	Py_XDECREF(d);
+	return -1;
+}

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""pyverbs.mem_alloc: raw memory by address, without crashes on bad
+addresses.  (Not in test_fuzz's module list: its generic bad values would
+make posix_memalign() zero gigabytes.)"""
+import mmap as pymmap
+
+import pytest
+
+import pyverbs.mem_alloc as mem
+from pyverbs.pyverbs_error import PyverbsUserError
+
+PAGE = pymmap.PAGESIZE
+
+
+def test_constants_are_the_kernel_values():
+    assert mem.PROT_READ_ == pymmap.PROT_READ
+    assert mem.PROT_WRITE_ == pymmap.PROT_WRITE
+    assert mem.MAP_PRIVATE_ == pymmap.MAP_PRIVATE
+    assert mem.MAP_SHARED_ == pymmap.MAP_SHARED
+    assert mem.MAP_ANONYMOUS_ == pymmap.MAP_ANONYMOUS
+
+
+def test_functions_look_like_upstream():
+    for name in ('malloc', 'posix_memalign', 'free', 'mmap', 'munmap',
+                 'read', 'write', 'read32', 'read64', 'writebe32',
+                 'writebe64'):
+        fn = getattr(mem, name)
+        assert fn.__module__ == 'pyverbs.mem_alloc'
+        assert fn.__doc__
+    from pyverbs._unimplemented import placeholders
+    assert placeholders().get('pyverbs.mem_alloc', ()) == ()
+
+
+def test_posix_memalign_read_write_free():
+    for align in (8, 64, 4096):
+        p = mem.posix_memalign(256, align)
+        assert p % align == 0
+        assert mem.read(p, 256) == bytes(256)      # zeroed
+        mem.write(p, b'hello, world', 12)
+        assert mem.read(p, 5) == b'hello'
+        assert mem.read(p, 5, 7) == b'world'
+        mem.write(p, 'abc', 3, offset=100)          # str: UTF-8
+        assert mem.read(p, 3, 100) == b'abc'
+        mem.write(p, bytearray(b'xy'), 1, 200)      # only length bytes
+        assert mem.read(p, 2, 200) == b'x\x00'
+        mem.free(p)
+    assert mem.posix_memalign(16) % 8 == 0          # alignment=8 default
+
+
+def test_fixed_width_values():
+    p = mem.malloc(64)
+    mem.writebe32(p, 0x01020304)
+    assert mem.read(p, 4) == b'\x01\x02\x03\x04'
+    assert mem.read32(p) == int.from_bytes(b'\x01\x02\x03\x04', 'little')
+    mem.writebe32(p, 0xdeadbeef, 3)                 # offset in 4 bytes
+    assert mem.read(p, 4, 12) == bytes.fromhex('deadbeef')
+    mem.writebe64(p, 2**64 - 2, 2)                  # offset in 8 bytes
+    assert mem.read(p, 8, 16) == (2**64 - 2).to_bytes(8, 'big')
+    assert mem.read64(p, 2) == int.from_bytes((2**64 - 2).to_bytes(
+        8, 'big'), 'little')
+    with pytest.raises(OverflowError):
+        mem.writebe32(p, 2**32)
+    with pytest.raises(OverflowError):
+        mem.writebe64(p, -1)
+    with pytest.raises(TypeError):
+        mem.writebe32(p, 1.0)
+    mem.free(p)
+
+
+def test_mmap_munmap():
+    a = mem.mmap(length=2 * PAGE)
+    assert a % PAGE == 0
+    mem.write(a, b'z' * PAGE, PAGE, PAGE)
+    assert mem.read(a, 2, 2 * PAGE - 2) == b'zz'
+    # only whole mappings this module made
+    with pytest.raises(PyverbsUserError, match='was mapped with length'):
+        mem.munmap(a, PAGE)
+    with pytest.raises(PyverbsUserError, match='not an address'):
+        mem.munmap(a + PAGE, PAGE)
+    # MAP_FIXED_ never replaces a mapping that exists
+    with pytest.raises(MemoryError):
+        mem.mmap(a, PAGE, flags=mem.MAP_FIXED_ | mem.MAP_PRIVATE_ |
+                 mem.MAP_ANONYMOUS_)
+    assert mem.read(a, 2, PAGE) == b'zz'
+    mem.munmap(a, 2 * PAGE)
+    with pytest.raises(PyverbsUserError, match='Cannot read'):
+        mem.read(a, 1)
+    with pytest.raises(PyverbsUserError, match='not an address'):
+        mem.munmap(a, 2 * PAGE)
+
+
+def test_read_only_mapping_is_not_written():
+    a = mem.mmap(length=PAGE, prot=mem.PROT_READ_)
+    assert mem.read(a, 4) == bytes(4)
+    with pytest.raises(PyverbsUserError, match='Cannot write'):
+        mem.write(a, b'abcd', 4)
+    with pytest.raises(PyverbsUserError, match='Cannot write'):
+        mem.writebe64(a, 1)
+    mem.munmap(a, PAGE)
+
+
+def test_bad_addresses_raise():
+    for addr in (0, 8, 2**47 + 4096, 2**64 - 8):
+        with pytest.raises(PyverbsUserError):
+            mem.read(addr, 8)
+        with pytest.raises(PyverbsUserError):
+            mem.read32(addr)
+        with pytest.raises(PyverbsUserError):
+            mem.read64(addr)
+        with pytest.raises(PyverbsUserError):
+            mem.write(addr, b'12345678', 8)
+        with pytest.raises(PyverbsUserError):
+            mem.writebe32(addr, 1)
+    with pytest.raises(PyverbsUserError):
+        mem.read(2**64 - 4, 8)                      # wraps around
+    with pytest.raises(OverflowError):
+        mem.read64(2**64 - 8, 2**61)                # offset overflows
+    with pytest.raises(OverflowError):
+        mem.read(-1, 1)
+    assert mem.read(0, 0) == b''                    # nothing to read
+
+
+def test_free_only_what_was_allocated():
+    p = mem.malloc(10)
+    mem.free(p)
+    with pytest.raises(PyverbsUserError, match='released already'):
+        mem.free(p)                                 # double free
+    buf = bytearray(16)
+    with pytest.raises(PyverbsUserError, match='not an address'):
+        mem.free(id(buf))                           # not ours
+    a = mem.mmap(length=PAGE)
+    with pytest.raises(PyverbsUserError, match='not an address'):
+        mem.free(a)                                 # a mapping, not a block
+    mem.munmap(a, PAGE)
+    mem.free(0)                                     # free(NULL)
+
+
+def test_argument_checks():
+    p = mem.malloc(8)
+    with pytest.raises(ValueError, match='more than the 2 bytes'):
+        mem.write(p, b'ab', 3)
+    with pytest.raises(TypeError):
+        mem.write(p, 12, 1)
+    with pytest.raises(TypeError):
+        mem.write(p, None, 1)
+    with pytest.raises(ValueError, match='power of two'):
+        mem.posix_memalign(8, 24)
+    with pytest.raises(ValueError, match='power of two'):
+        mem.posix_memalign(8, 4)
+    with pytest.raises(TypeError):
+        mem.malloc(1.5)
+    with pytest.raises(OverflowError):
+        mem.malloc(-1)
+    with pytest.raises(MemoryError):
+        mem.malloc(2**63)
+    with pytest.raises(MemoryError):
+        mem.mmap(length=0)
+    with pytest.raises(TypeError):
+        mem.mmap(bogus=1)
+    with pytest.raises(TypeError):
+        mem.read(p)
+    mem.free(p)
