@@ -12,14 +12,6 @@ from pyverbs.pyverbs_error import PyverbsUserError
 PAGE = pymmap.PAGESIZE
 
 
-def test_constants_are_the_kernel_values():
-    assert mem.PROT_READ_ == pymmap.PROT_READ
-    assert mem.PROT_WRITE_ == pymmap.PROT_WRITE
-    assert mem.MAP_PRIVATE_ == pymmap.MAP_PRIVATE
-    assert mem.MAP_SHARED_ == pymmap.MAP_SHARED
-    assert mem.MAP_ANONYMOUS_ == pymmap.MAP_ANONYMOUS
-
-
 def test_functions_look_like_upstream():
     for name in ('malloc', 'posix_memalign', 'free', 'mmap', 'munmap',
                  'read', 'write', 'read32', 'read64', 'writebe32',
