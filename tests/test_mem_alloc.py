@@ -152,3 +152,31 @@ def test_argument_checks():
     with pytest.raises(TypeError):
         mem.read(p)
     mem.free(p)
+
+
+def test_dma_util():
+    import pyverbs.dma_util as dma
+    dma.udma_to_dev_barrier()
+    dma.udma_from_dev_barrier()
+    p = mem.posix_memalign(64, 64)
+    dma.mmio_write64_as_be(p, 0x0102030405060708)
+    assert mem.read(p, 8) == bytes(range(1, 9))
+    dma.mmio_write32_as_be(addr=p + 8, val=0xa0b0c0d0)
+    assert mem.read(p, 4, 8) == bytes.fromhex('a0b0c0d0')
+    with pytest.raises(ValueError, match='aligned'):
+        dma.mmio_write64_as_be(p + 4, 1)
+    with pytest.raises(ValueError, match='aligned'):
+        dma.mmio_write32_as_be(p + 2, 1)
+    with pytest.raises(OverflowError):
+        dma.mmio_write32_as_be(p, 2**32)
+    with pytest.raises(TypeError):
+        dma.mmio_write64_as_be(p, None)
+    mem.free(p)
+    ro = mem.mmap(length=PAGE, prot=mem.PROT_READ_)
+    for addr in (0, 8, ro, 2**64 - 8):
+        with pytest.raises(PyverbsUserError, match='not in a writable'):
+            dma.mmio_write64_as_be(addr, 1)
+    assert mem.read(ro, 8) == bytes(8)
+    mem.munmap(ro, PAGE)
+    from pyverbs._unimplemented import placeholders
+    assert placeholders().get('pyverbs.dma_util', ()) == ()

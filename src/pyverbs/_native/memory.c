@@ -16,14 +16,20 @@
  *     mmap() never replaces an existing mapping (MAP_FIXED is sent as
  *     MAP_FIXED_NOREPLACE).
  *
+ *   - the functions of pyverbs.dma_util: the user-space DMA barriers and
+ *     single-store big-endian MMIO writes (doorbells), which check that the
+ *     target lies in a writable mapping first.
+ *
  * A write into a valid address that Python itself owns cannot be told from
  * a legitimate one; these functions are for memory the caller allocated.
  */
 #include "pyverbs.h"	/* first: Python.h sets _GNU_SOURCE */
 
 #include <endian.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,6 +39,14 @@
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
+
+/* An address for messages: "0x0" for 0 (printf's %p would say (nil)). */
+#define MEM_ADDR_LEN 24
+static const char *mem_addr(char buf[MEM_ADDR_LEN], uint64_t addr)
+{
+	snprintf(buf, MEM_ADDR_LEN, "0x%" PRIx64, addr);
+	return buf;
+}
 
 /* ------------------------------------------------------------------ */
 /* Fault-safe copies                                                   */
@@ -84,6 +98,7 @@ static int mem_copy(void *buf, uint64_t addr, size_t len, int to_addr)
 {
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	char a[MEM_ADDR_LEN];
 	ssize_t n;
 
 	if (!len)
@@ -104,9 +119,9 @@ static int mem_copy(void *buf, uint64_t addr, size_t len, int to_addr)
 		errno = EFAULT;	/* partial: the range ends in a hole */
 	}
 fail:
-	pv_raise_user("Cannot %s %zu bytes at address %p: %s",
-		      to_addr ? "write" : "read", len,
-		      (void *)(uintptr_t)addr, strerror(errno));
+	pv_raise_user("Cannot %s %zu bytes at address %s: %s",
+		      to_addr ? "write" : "read", len, mem_addr(a, addr),
+		      strerror(errno));
 	return -1;
 }
 
@@ -149,6 +164,7 @@ static int mem_remember(void *p, int kind, size_t len)
 static int mem_lookup(uint64_t addr, int kind, size_t *len, const char *fn)
 {
 	PyObject *key = PyLong_FromUnsignedLongLong(addr), *val;
+	char a[MEM_ADDR_LEN];
 	int k;
 	Py_ssize_t n;
 
@@ -160,9 +176,9 @@ static int mem_lookup(uint64_t addr, int kind, size_t *len, const char *fn)
 		return -1;
 	if (!val || !PyArg_ParseTuple(val, "in", &k, &n) || k != kind) {
 		PyErr_Clear();
-		pv_raise_user("%s(): %p is not an address that "
+		pv_raise_user("%s(): %s is not an address that "
 			      "pyverbs.mem_alloc.%s() returned (or it was "
-			      "released already)", fn, (void *)(uintptr_t)addr,
+			      "released already)", fn, mem_addr(a, addr),
 			      kind == MEM_MAP ? "mmap" : "malloc/posix_memalign");
 		return 0;
 	}
@@ -319,6 +335,7 @@ static PyObject *mem_munmap(PyObject *m, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "addr", "length", NULL };
 	uint64_t addr;
 	size_t length, mapped;
+	char a[MEM_ADDR_LEN];
 	int rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:munmap", kwlist,
@@ -329,9 +346,9 @@ static PyObject *mem_munmap(PyObject *m, PyObject *args, PyObject *kw)
 	if (rc <= 0)
 		return NULL;
 	if (length != mapped)
-		return pv_raise_user("munmap(): %p was mapped with length "
+		return pv_raise_user("munmap(): %s was mapped with length "
 				     "%zu, not %zu (unmap it whole)",
-				     (void *)(uintptr_t)addr, mapped, length);
+				     mem_addr(a, addr), mapped, length);
 	if (munmap((void *)(uintptr_t)addr, length))
 		return PyErr_Format(PyExc_MemoryError,
 				    "Failed to munmap requested memory (%s)",
@@ -507,6 +524,152 @@ static PyMethodDef mem_functions[] = {
 	{ NULL }
 };
 
+/* ------------------------------------------------------------------ */
+/* pyverbs.dma_util                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The barriers of rdma-core's util/udma_barrier.h (a private header): what
+ * orders CPU stores before a device reads memory (to_device), and CPU loads
+ * after a device wrote it (from_device).  x86 keeps stores in order and
+ * needs only the compiler barrier for the first; the other architectures
+ * get their device-ordering instructions; anything else a full fence.
+ */
+static inline void mem_to_device_barrier(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("dsb st" ::: "memory");
+#elif defined(__powerpc__) || defined(__powerpc64__)
+	__asm__ volatile("sync" ::: "memory");
+#else
+	__sync_synchronize();
+#endif
+}
+
+static inline void mem_from_device_barrier(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("lfence" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("dsb ld" ::: "memory");
+#elif defined(__powerpc__) || defined(__powerpc64__)
+	__asm__ volatile("lwsync" ::: "memory");
+#else
+	__sync_synchronize();
+#endif
+}
+
+static PyObject *dma_udma_to_dev_barrier(PyObject *m, PyObject *unused)
+{
+	mem_to_device_barrier();
+	Py_RETURN_NONE;
+}
+
+static PyObject *dma_udma_from_dev_barrier(PyObject *m, PyObject *unused)
+{
+	mem_from_device_barrier();
+	Py_RETURN_NONE;
+}
+
+/*
+ * Is [addr, addr + len) inside one writable mapping of this process?  A
+ * device register page (a UAR) is a mapping that process_vm_writev cannot
+ * reach, so the MMIO writes check /proc/self/maps instead.  1 yes, 0 no,
+ * -1 with an exception set.
+ */
+static int mem_writable_mapping(uint64_t addr, size_t len)
+{
+	unsigned long long lo, hi;
+	char line[512], perms[8];
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f) {
+		PyErr_SetFromErrnoWithFilename(PyExc_OSError,
+					       "/proc/self/maps");
+		return -1;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 &&
+		    addr >= lo && addr + len <= hi && perms[1] == 'w')
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* mmio_write32_as_be / mmio_write64_as_be: one aligned store of val */
+static PyObject *dma_mmio_write_be(PyObject *args, PyObject *kw,
+				   unsigned int size, const char *fmt)
+{
+	static char *kwlist[] = { "addr", "val", NULL };
+	uint64_t addr, val;
+	char a[MEM_ADDR_LEN];
+	PyObject *valo;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u64,
+					 &addr, &valo) ||
+	    pv_to_u64(valo, size == 4 ? UINT32_MAX : UINT64_MAX, &val,
+		      "val"))
+		return NULL;
+	if (addr % size)
+		return PyErr_Format(PyExc_ValueError,
+				    "addr must be %u-byte aligned", size);
+	rc = addr > UINT64_MAX - size ? 0 : mem_writable_mapping(addr, size);
+	if (rc < 0)
+		return NULL;
+	if (!rc)
+		return pv_raise_user("Cannot write %u bytes at address %s: "
+				     "not in a writable mapping", size,
+				     mem_addr(a, addr));
+	/* a single store of the whole width, as a device register wants */
+	if (size == 4)
+		*(volatile uint32_t *)(uintptr_t)addr = htobe32((uint32_t)val);
+	else
+		*(volatile uint64_t *)(uintptr_t)addr = htobe64(val);
+	Py_RETURN_NONE;
+}
+
+static PyObject *dma_mmio_write32_as_be(PyObject *m, PyObject *args,
+					PyObject *kw)
+{
+	return dma_mmio_write_be(args, kw, 4, "O&O:mmio_write32_as_be");
+}
+
+static PyObject *dma_mmio_write64_as_be(PyObject *m, PyObject *args,
+					PyObject *kw)
+{
+	return dma_mmio_write_be(args, kw, 8, "O&O:mmio_write64_as_be");
+}
+
+static PyMethodDef dma_functions[] = {
+	{ "udma_to_dev_barrier", dma_udma_to_dev_barrier, METH_NOARGS,
+	  "udma_to_dev_barrier($module, /)\n--\n\n"
+	  "Order the CPU's earlier stores to memory before a device reads "
+	  "it (before ringing a doorbell)." },
+	{ "udma_from_dev_barrier", dma_udma_from_dev_barrier, METH_NOARGS,
+	  "udma_from_dev_barrier($module, /)\n--\n\n"
+	  "Order the CPU's later loads after the check that a device wrote "
+	  "memory (after seeing a valid CQE owner bit)." },
+	{ "mmio_write32_as_be",
+	  (PyCFunction)(void (*)(void))dma_mmio_write32_as_be,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "mmio_write32_as_be($module, /, addr, val)\n--\n\n"
+	  "Store val as 32-bit big endian at addr (4-byte aligned, in a "
+	  "writable mapping such as a device register page) in one store." },
+	{ "mmio_write64_as_be",
+	  (PyCFunction)(void (*)(void))dma_mmio_write64_as_be,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "mmio_write64_as_be($module, /, addr, val)\n--\n\n"
+	  "Store val as 64-bit big endian at addr (8-byte aligned, in a "
+	  "writable mapping such as a device register page) in one store." },
+	{ NULL }
+};
+
 #define MMAN(n) { #n "_", n }
 
 static const struct {
@@ -521,28 +684,48 @@ static const struct {
 };
 
 /*
- * _verbs._mem_alloc: {name: function or constant} for pyverbs.mem_alloc,
- * the functions carrying that module's name.
+ * A new dict {name: function} of the functions of defs, which carry the
+ * module name modname (the Python module that re-exports them).
  */
-int pv_memory_init(PyObject *m)
+static PyObject *mem_function_dict(PyMethodDef *defs, const char *modname)
 {
-	PyObject *d, *modname, *v;
+	PyObject *d = PyDict_New(), *name = PyUnicode_FromString(modname);
 	PyMethodDef *def;
-	size_t i;
 
-	mem_blocks = PyDict_New();
-	d = PyDict_New();
-	modname = PyUnicode_FromString("pyverbs.mem_alloc");
-	if (!mem_blocks || !d || !modname)
+	if (!d || !name)
 		goto err;
-	for (def = mem_functions; def->ml_name; def++) {
-		v = PyCFunction_NewEx(def, NULL, modname);
+	for (def = defs; def->ml_name; def++) {
+		PyObject *v = PyCFunction_NewEx(def, NULL, name);
+
 		if (!v || PyDict_SetItemString(d, def->ml_name, v)) {
 			Py_XDECREF(v);
 			goto err;
 		}
 		Py_DECREF(v);
 	}
+	Py_DECREF(name);
+	return d;
+err:
+	Py_XDECREF(name);
+	Py_XDECREF(d);
+	return NULL;
+}
+
+/*
+ * _verbs._mem_alloc: {name: function or constant} for pyverbs.mem_alloc;
+ * _verbs._dma_util: {name: function} for pyverbs.dma_util.
+ */
+int pv_memory_init(PyObject *m)
+{
+	PyObject *d, *v;
+	size_t i;
+
+	mem_blocks = PyDict_New();
+	if (!mem_blocks)
+		return -1;
+	d = mem_function_dict(mem_functions, "pyverbs.mem_alloc");
+	if (!d)
+		return -1;
 	for (i = 0; i < sizeof(mem_mman) / sizeof(mem_mman[0]); i++) {
 		v = PyLong_FromLong(mem_mman[i].value);
 		if (!v || PyDict_SetItemString(d, mem_mman[i].name, v)) {
@@ -551,13 +734,15 @@ int pv_memory_init(PyObject *m)
 		}
 		Py_DECREF(v);
 	}
-	Py_DECREF(modname);
 	if (PyModule_AddObject(m, "_mem_alloc", d))
-		goto err_d;
+		goto err;
+	d = mem_function_dict(dma_functions, "pyverbs.dma_util");
+	if (!d)
+		return -1;
+	if (PyModule_AddObject(m, "_dma_util", d))
+		goto err;
 	return 0;
 err:
-	Py_XDECREF(modname);
-err_d:
-	Py_XDECREF(d);
+	Py_DECREF(d);
 	return -1;
 }
