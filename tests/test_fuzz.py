@@ -22,7 +22,8 @@ BAD = [None, -1, -2**63, 2**31, 2**32, 2**64, 1.5, float('nan'), 'x',
        b'\x00' * 3, [], [None], [object()], {}, (), object(), True, 0]
 
 MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.cq',
-           'pyverbs.qp', 'pyverbs.addr', 'pyverbs.wr', 'pyverbs.base',
+           'pyverbs.qp', 'pyverbs.addr', 'pyverbs.wr', 'pyverbs.xrcd',
+           'pyverbs.base',
            'pyverbs.utils', 'pyverbs.enums', 'pyverbs.cm_enums']
 
 # Calls that block by design (they wait for an event) are not fuzzed with

@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""XRC domains (XRCD, XRCDInitAttr).
-
-Not implemented yet: the names of upstream's module are placeholders that
-raise PyverbsUserError when used (see pyverbs._unimplemented)."""
+"""XRC domains: XRCD(context, XRCDInitAttr(comp_mask, oflags, fd))."""
+from pyverbs._verbs import XRCD, XRCDInitAttr
 from pyverbs._unimplemented import fill_missing
 
-fill_missing(globals(), __name__)
+fill_missing(globals(), __name__)    # upstream's names: none left

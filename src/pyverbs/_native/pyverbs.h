@@ -385,6 +385,9 @@ struct pv_state {
 	PyTypeObject *PCIAtomicCaps;
 	/* pd.c */
 	PyTypeObject *PD;
+	/* xrcd.c */
+	PyTypeObject *XRCDInitAttr;
+	PyTypeObject *XRCD;
 	/* mr.c */
 	PyTypeObject *MR;
 	/* cq.c */
@@ -429,6 +432,7 @@ int pv_device_attr_init_types(PyObject *m);	/* called by context.c */
 /* device_attr.c: does an async event of this type name a port? */
 int pv_async_event_is_port(enum ibv_event_type t);
 int pv_pd_init_types(PyObject *m);
+int pv_xrcd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_mw_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
@@ -507,6 +511,12 @@ struct pv_pd {
 	struct pv_obj obj;
 	struct ibv_pd *pd;
 	int imported;
+};
+
+/* xrcd.c; parents[0] is the Context */
+struct pv_xrcd {
+	struct pv_obj obj;
+	struct ibv_xrcd *xrcd;
 };
 
 /* mr.c; parents[0] is the PD */

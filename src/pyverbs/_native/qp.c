@@ -331,8 +331,9 @@ static const struct pv_oslot qiax_oslots[] = {
 	QIA_OSLOTS(QIAX),
 	PV_OSLOT_TYPE(QIAX, pd, "pd", &pv.PD, "pd must be a PD",
 		      "The PD of the QP (a PD or None)."),
-	PV_OSLOT_UNIMPL(QIAX, xrcd, "xrcd", "XRCD",
-			"The XRC domain: None (XRCD is not implemented yet)."),
+	PV_OSLOT_TYPE(QIAX, xrcd, "xrcd", &pv.XRCD, "xrcd must be an XRCD",
+		      "The XRC domain of an XRC receive QP (an XRCD or "
+		      "None)."),
 	PV_OSLOT_UNIMPL(QIAX, ind_table, "ind_table", "RwqIndTable",
 			"The RWQ indirection table: None (not implemented "
 			"yet)."),
@@ -775,11 +776,6 @@ static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
 	int no_rq_cq = type == IBV_QPT_XRC_SEND ||
 		       (ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE));
 
-	if (ex && (comp_mask & IBV_QP_INIT_ATTR_XRCD)) {
-		pv_raise_user("IBV_QP_INIT_ATTR_XRCD needs an XRCD, which is "
-			      "not implemented in this version of pyverbs-c");
-		return -1;
-	}
 	if (ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)) {
 		pv_raise_user("IBV_QP_INIT_ATTR_IND_TABLE needs an RwqIndTable, "
 			      "which is not implemented in this version of "
@@ -804,6 +800,23 @@ static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
 	return 0;
 }
 
+/* The open XRCD of ctx that comp_mask's IBV_QP_INIT_ATTR_XRCD asks for. */
+static struct pv_xrcd *qp_xrcd_arg(PyObject *xrcd, struct pv_obj *ctx)
+{
+	if (!xrcd || xrcd == Py_None) {
+		pv_raise_user("comp_mask has IBV_QP_INIT_ATTR_XRCD but the init "
+			      "attributes have no xrcd");
+		return NULL;
+	}
+	if (pv_check_open(PV_OBJ(xrcd)))
+		return NULL;
+	if (!pv_obj_descends_from(PV_OBJ(xrcd), ctx)) {
+		pv_raise_user("The XRCD belongs to another Context than the QP");
+		return NULL;
+	}
+	return (struct pv_xrcd *)xrcd;
+}
+
 static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
@@ -813,6 +826,7 @@ static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct pv_obj *ctx, *links[PV_MAX_PARENTS];
 	struct pv_cq *scq, *rcq;
 	struct pv_pd *pd = NULL;
+	struct pv_xrcd *xrcd = NULL;
 	struct pv_qp_attr *qa = NULL;
 	int nlinks = 0, i, is_ex;
 
@@ -878,6 +892,9 @@ static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 				    pd_o, scq_o ? scq_o : Py_None,
 				    rcq_o ? rcq_o : Py_None))
 			return -1;
+		if ((ia->attr.comp_mask & IBV_QP_INIT_ATTR_XRCD) &&
+		    !(xrcd = qp_xrcd_arg(ia->xrcd, ctx)))
+			return -1;
 	} else {
 		struct pv_qp_init_attr *ia = (void *)init_attr;
 
@@ -905,7 +922,7 @@ static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
 		a->srq = NULL;
-		a->xrcd = NULL;
+		a->xrcd = xrcd ? xrcd->xrcd : NULL;
 		a->rwq_ind_tbl = NULL;
 		a->pd = pd ? pd->pd : NULL;
 		self->qp = ibv_create_qp_ex(((struct pv_context *)ctx)->ctx, a);
@@ -916,6 +933,8 @@ static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		links[nlinks++] = ctx;
 		if (pd)
 			links[nlinks++] = &pd->obj;
+		if (xrcd)
+			links[nlinks++] = &xrcd->obj;
 	} else {
 		struct ibv_qp_init_attr *a =
 			&((struct pv_qp_init_attr *)init_attr)->attr;
