@@ -94,7 +94,7 @@ def test_open_xrcd(ctx):
     assert xrcd.closed
 
 
-def test_qp_refuses_a_closed_or_missing_xrcd(ctx, pd, cq):
+def test_qp_refuses_a_closed_or_missing_xrcd(ctx, pd):
     from pyverbs.qp import QP
     attr = QPInitAttrEx(qp_type=e.IBV_QPT_XRC_RECV, pd=pd,
                         comp_mask=e.IBV_QP_INIT_ATTR_XRCD)
