@@ -387,6 +387,9 @@ struct pv_state {
 	PyTypeObject *PD;
 	/* mr.c */
 	PyTypeObject *MR;
+	/* dmabuf.c */
+	PyTypeObject *DmaBuf;
+	PyTypeObject *DmaBufMR;
 	/* cq.c */
 	PyTypeObject *CompChannel;
 	PyTypeObject *CQ;
@@ -431,6 +434,7 @@ int pv_async_event_is_port(enum ibv_event_type t);
 int pv_pd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_mw_init_types(PyObject *m);
+int pv_dmabuf_init_types(PyObject *m);	/* after pv_mr_init_types */
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
@@ -508,6 +512,9 @@ struct pv_pd {
 	struct ibv_pd *pd;
 	int imported;
 };
+/* The open PD given as argument o; else NULL with TypeError ("pd must be a
+ * PD, not ...") or PyverbsUserError (closed). */
+struct pv_pd *pv_pd_arg(PyObject *o);
 
 /* mr.c; parents[0] is the PD */
 struct pv_mr {
@@ -522,7 +529,14 @@ struct pv_mr {
 	int has_user;
 	Py_ssize_t exports;	/* live memoryviews of our memory */
 	int imported;
+	/* A subtype whose memory is not at buf (DmaBufMR): the CPU address
+	 * of the MR's first byte for read()/write(), or NULL with an
+	 * exception set.  NULL: buf is the memory. */
+	char *(*mem)(struct pv_mr *self);
 };
+/* The destroy() of an MR (ibv_dereg_mr, then release its memory); a
+ * subtype's destroy calls it first. */
+int pv_mr_destroy(struct pv_obj *o);
 
 /* mw.c; MW parents[0] is the PD */
 struct pv_mw {
