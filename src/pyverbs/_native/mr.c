@@ -44,7 +44,7 @@ static void mr_release_memory(struct pv_mr *self)
 	}
 }
 
-static int mr_destroy(struct pv_obj *o)
+int pv_mr_destroy(struct pv_obj *o)
 {
 	struct pv_mr *self = (struct pv_mr *)o;
 	int rc;
@@ -128,7 +128,7 @@ static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	pd = (struct pv_pd *)creator;
 	if (pv_check_open(&pd->obj))
 		return -1;
-	pv_obj_setup(&self->obj, mr_destroy);
+	pv_obj_setup(&self->obj, pv_mr_destroy);
 
 	if (handle != Py_None) {
 #if HAVE_IBV_IMPORT_MR
@@ -199,7 +199,7 @@ static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 link:
 #endif
 	if (pv_obj_link(&self->obj, &pd->obj)) {
-		mr_destroy(&self->obj);
+		pv_mr_destroy(&self->obj);
 		goto err;
 	}
 	pv_obj_opened(&self->obj);
@@ -210,7 +210,8 @@ err:
 	return -1;
 }
 
-/* Bounds check for read/write: [offset, offset + length) inside the MR. */
+/* Bounds check for read/write/sge: [offset, offset + length) inside the
+ * MR (whatever memory backs it). */
 static int mr_check_range(struct pv_mr *self, Py_ssize_t length,
 			  Py_ssize_t offset)
 {
@@ -220,9 +221,8 @@ static int mr_check_range(struct pv_mr *self, Py_ssize_t length,
 		pv_raise_user("Invalid offset %zd", offset);
 		return -1;
 	}
-	if (!self->buf || length < 0) {
-		pv_raise_user("The MR buffer isn't allocated or length %zd is "
-			      "invalid", length);
+	if (length < 0) {
+		pv_raise_user("Invalid length %zd", length);
 		return -1;
 	}
 	if ((size_t)offset > self->length ||
@@ -234,6 +234,17 @@ static int mr_check_range(struct pv_mr *self, Py_ssize_t length,
 	return 0;
 }
 
+/* The CPU address of the MR's first byte: buf, or what the subtype's mem()
+ * hook maps (a DmaBufMR); NULL with an exception if there is none. */
+static char *mr_mem(struct pv_mr *self)
+{
+	if (self->mem)
+		return self->mem(self);
+	if (!self->buf)
+		pv_raise_user("The MR buffer isn't allocated");
+	return self->buf;
+}
+
 static PyObject *mr_read(PyObject *obj, PyObject *const *args,
 			 Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -241,6 +252,7 @@ static PyObject *mr_read(PyObject *obj, PyObject *const *args,
 	struct pv_mr *self = (struct pv_mr *)obj;
 	PyObject *vals[2] = { NULL, NULL };
 	Py_ssize_t length, offset, i, nkw;
+	char *mem;
 
 	nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
 	if (nargs > 2)
@@ -264,9 +276,9 @@ static PyObject *mr_read(PyObject *obj, PyObject *const *args,
 	offset = PyNumber_AsSsize_t(vals[1], PyExc_OverflowError);
 	if (offset == -1 && PyErr_Occurred())
 		return NULL;
-	if (mr_check_range(self, length, offset))
+	if (mr_check_range(self, length, offset) || !(mem = mr_mem(self)))
 		return NULL;
-	return PyBytes_FromStringAndSize((char *)self->buf + offset, length);
+	return PyBytes_FromStringAndSize(mem + offset, length);
 usage:
 	if (!PyErr_Occurred())
 		PyErr_SetString(PyExc_TypeError,
@@ -281,11 +293,12 @@ static PyObject *mr_write(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_ssize_t length, offset = 0;
 	PyObject *data;
 	Py_buffer view;
+	char *mem;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "On|n:write", kwlist, &data,
 					 &length, &offset))
 		return NULL;
-	if (mr_check_range(self, length, offset))
+	if (mr_check_range(self, length, offset) || !(mem = mr_mem(self)))
 		return NULL;
 	if (PyUnicode_Check(data)) {
 		Py_ssize_t n;
@@ -296,7 +309,7 @@ static PyObject *mr_write(PyObject *obj, PyObject *args, PyObject *kw)
 		if (length > n)
 			return pv_raise_user("length %zd exceeds the data's %zd "
 					     "bytes", length, n);
-		memcpy((char *)self->buf + offset, s, length);
+		memcpy(mem + offset, s, length);
 		Py_RETURN_NONE;
 	}
 	if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
@@ -306,7 +319,7 @@ static PyObject *mr_write(PyObject *obj, PyObject *args, PyObject *kw)
 		return pv_raise_user("length %zd exceeds the data's %zd bytes",
 				     length, view.len);
 	}
-	memmove((char *)self->buf + offset, view.buf, length);
+	memmove(mem + offset, view.buf, length);
 	PyBuffer_Release(&view);
 	Py_RETURN_NONE;
 }
@@ -322,6 +335,8 @@ static PyObject *mr_sge(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	if (pv_check_open(&self->obj))
 		return NULL;
+	if (!self->buf)
+		return pv_raise_user("The MR buffer isn't allocated");
 	if (length < 0 && offset >= 0 && (size_t)offset <= self->length)
 		length = self->length - offset;
 	if (mr_check_range(self, length, offset))
@@ -357,12 +372,8 @@ static PyObject *mr_rereg(PyObject *obj, PyObject *args, PyObject *kw)
 	if (self->imported)
 		return pv_raise_user("An imported MR cannot be re-registered");
 	if (pdobj != Py_None) {
-		if (!PyObject_TypeCheck(pdobj, pv.PD))
-			return PyErr_Format(PyExc_TypeError,
-					    "pd must be a PD, not %.100s",
-					    Py_TYPE(pdobj)->tp_name);
-		pd = (struct pv_pd *)pdobj;
-		if (pv_check_open(&pd->obj))
+		pd = pv_pd_arg(pdobj);
+		if (!pd)
 			return NULL;
 		if (!pv_obj_descends_from(&pd->obj,
 					  pv_obj_parent(pv_obj_parent(

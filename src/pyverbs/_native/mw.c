@@ -42,13 +42,8 @@ static int mw_init(PyObject *obj, PyObject *args, PyObject *kw)
 		pv_raise_user("MW is already initialised");
 		return -1;
 	}
-	if (!PyObject_TypeCheck(pdobj, pv.PD)) {
-		PyErr_Format(PyExc_TypeError, "pd must be a PD, not %.100s",
-			     Py_TYPE(pdobj)->tp_name);
-		return -1;
-	}
-	pd = (struct pv_pd *)pdobj;
-	if (pv_check_open(&pd->obj))
+	pd = pv_pd_arg(pdobj);
+	if (!pd)
 		return -1;
 	pv_obj_setup(&self->obj, mw_destroy);
 	self->mw = ibv_alloc_mw(pd->pd, (enum ibv_mw_type)type);

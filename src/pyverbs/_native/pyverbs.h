@@ -390,6 +390,9 @@ struct pv_state {
 	PyTypeObject *XRCD;
 	/* mr.c */
 	PyTypeObject *MR;
+	/* dmabuf.c */
+	PyTypeObject *DmaBuf;
+	PyTypeObject *DmaBufMR;
 	/* cq.c */
 	PyTypeObject *CompChannel;
 	PyTypeObject *CQ;
@@ -435,6 +438,7 @@ int pv_pd_init_types(PyObject *m);
 int pv_xrcd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_mw_init_types(PyObject *m);
+int pv_dmabuf_init_types(PyObject *m);	/* after pv_mr_init_types */
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
@@ -512,6 +516,9 @@ struct pv_pd {
 	struct ibv_pd *pd;
 	int imported;
 };
+/* The open PD given as argument o; else NULL with TypeError ("pd must be a
+ * PD, not ...") or PyverbsUserError (closed). */
+struct pv_pd *pv_pd_arg(PyObject *o);
 
 /* xrcd.c; parents[0] is the Context */
 struct pv_xrcd {
@@ -532,7 +539,14 @@ struct pv_mr {
 	int has_user;
 	Py_ssize_t exports;	/* live memoryviews of our memory */
 	int imported;
+	/* A subtype whose memory is not at buf (DmaBufMR): the CPU address
+	 * of the MR's first byte for read()/write(), or NULL with an
+	 * exception set.  NULL: buf is the memory. */
+	char *(*mem)(struct pv_mr *self);
 };
+/* The destroy() of an MR (ibv_dereg_mr, then release its memory); a
+ * subtype's destroy calls it first. */
+int pv_mr_destroy(struct pv_obj *o);
 
 /* mw.c; MW parents[0] is the PD */
 struct pv_mw {
