@@ -1922,14 +1922,24 @@ static PyObject *qpx_wr_send(PyObject *obj, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
+/* Parse the single uint32_t argument of a builder; 0 or -1. */
+static int qpx_u32_arg(PyObject *args, PyObject *kw, const char *fname,
+		       const char *kwname, uint32_t *out)
+{
+	char *kwlist[] = { (char *)kwname, NULL };
+	char fmt[48];
+
+	snprintf(fmt, sizeof(fmt), "O&:%s", fname);
+	return PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u32,
+					   out) ? 0 : -1;
+}
+
 static PyObject *qpx_wr_send_imm(PyObject *obj, PyObject *args,
 				 PyObject *kw)
 {
-	static char *kwlist[] = { "data", NULL };
 	uint32_t data;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:wr_send_imm", kwlist,
-					 pv_conv_u32, &data))
+	if (qpx_u32_arg(args, kw, "wr_send_imm", "data", &data))
 		return NULL;
 	QPX_CALL(obj, wr_send_imm, htobe32(data));
 	Py_RETURN_NONE;
@@ -1938,11 +1948,9 @@ static PyObject *qpx_wr_send_imm(PyObject *obj, PyObject *args,
 static PyObject *qpx_wr_send_inv(PyObject *obj, PyObject *args,
 				 PyObject *kw)
 {
-	static char *kwlist[] = { "invalidate_rkey", NULL };
 	uint32_t rkey;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:wr_send_inv", kwlist,
-					 pv_conv_u32, &rkey))
+	if (qpx_u32_arg(args, kw, "wr_send_inv", "invalidate_rkey", &rkey))
 		return NULL;
 	QPX_CALL(obj, wr_send_inv, rkey);
 	Py_RETURN_NONE;
@@ -1951,11 +1959,9 @@ static PyObject *qpx_wr_send_inv(PyObject *obj, PyObject *args,
 static PyObject *qpx_wr_local_inv(PyObject *obj, PyObject *args,
 				  PyObject *kw)
 {
-	static char *kwlist[] = { "invalidate_rkey", NULL };
 	uint32_t rkey;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:wr_local_inv", kwlist,
-					 pv_conv_u32, &rkey))
+	if (qpx_u32_arg(args, kw, "wr_local_inv", "invalidate_rkey", &rkey))
 		return NULL;
 	QPX_CALL(obj, wr_local_inv, rkey);
 	Py_RETURN_NONE;
