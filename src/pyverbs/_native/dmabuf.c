@@ -258,8 +258,7 @@ struct pv_dmabuf {
 	uint64_t map_offset;	/* for mmap() of drm_fd */
 	uint64_t size;
 	int gpu, gtt;
-	void *map;		/* CPU mapping (read/write), made on demand */
-	size_t map_len;
+	void *map;		/* CPU mapping of size bytes, made on demand */
 	struct pv_obj *owner;	/* the DmaBufMR that allocated us (borrowed) */
 };
 
@@ -267,7 +266,7 @@ struct pv_dmabuf {
 static void dmabuf_release(struct pv_dmabuf *self)
 {
 	if (self->map) {
-		munmap(self->map, self->map_len);
+		munmap(self->map, (size_t)self->size);
 		self->map = NULL;
 	}
 	if (self->fd >= 0) {
@@ -406,7 +405,6 @@ static char *dmabuf_map(struct pv_dmabuf *self)
 		return NULL;
 	}
 	self->map = p;
-	self->map_len = self->size;
 	return p;
 }
 
