@@ -353,6 +353,32 @@ int pv_conv_int(PyObject *v, void *out);	/* C int, any sign */
 int pv_conv_uint(PyObject *v, void *out);	/* C int, >= 0 */
 int pv_conv_size(PyObject *v, void *out);	/* size_t */
 
+/* Small helpers of attribute setters and slots. */
+/* Refuse "del obj.name" (v is NULL): AttributeError, -1. */
+static inline int pv_refuse_delete(PyObject *v, const char *name)
+{
+	if (v)
+		return 0;
+	PyErr_Format(PyExc_AttributeError, "cannot delete %s", name);
+	return -1;
+}
+/* Replace *slot by a new reference to v. */
+static inline void pv_set_slot(PyObject **slot, PyObject *v)
+{
+	Py_INCREF(v);
+	Py_XSETREF(*slot, v);
+}
+/* A new reference to v, or to None for NULL. */
+static inline PyObject *pv_get_slot(PyObject *v)
+{
+	return Py_NewRef(v ? v : Py_None);
+}
+/* Is v an instance of tp (a type that may not be created yet: NULL)? */
+static inline int pv_type_ok(PyObject *v, PyTypeObject *tp)
+{
+	return tp && PyObject_TypeCheck(v, tp);
+}
+
 /* ------------------------------------------------------------------ */
 /* Module state                                                        */
 /* ------------------------------------------------------------------ */
@@ -412,7 +438,10 @@ struct pv_state {
 	PyTypeObject *QPInitAttr;
 	PyTypeObject *QPInitAttrEx;
 	PyTypeObject *QPAttr;
+	PyTypeObject *ECE;
 	PyTypeObject *QP;
+	PyTypeObject *DataBuffer;
+	PyTypeObject *QPEx;
 	/* mw.c */
 	PyTypeObject *MW;
 	PyTypeObject *MWBindInfo;
@@ -442,7 +471,9 @@ int pv_dmabuf_init_types(PyObject *m);	/* after pv_mr_init_types */
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
+int pv_qp_attr_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
+int pv_qpex_init_types(PyObject *m);
 int pv_enums_init(PyObject *m);
 int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 
@@ -727,6 +758,11 @@ struct pv_qp_attr {
 	PyObject_HEAD
 	struct ibv_qp_attr attr;
 };
+/* Upstream derives ECE from PyverbsCM although it owns no resource. */
+struct pv_ece {
+	struct pv_obj obj;
+	struct ibv_ece ece;
+};
 
 /*
  * qp.c; parents: PD (created by ibv_create_qp) or Context (ibv_create_qp_ex)
@@ -744,6 +780,11 @@ struct pv_qp {
 	PyObject *qp_context;
 	enum ibv_qp_type qp_type;
 };
+/* qp.c: the slots of QP, which QPEx (qpex.c) and provider QPs extend. */
+int pv_qp_destroy(struct pv_obj *o);
+int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw);
+int pv_qp_traverse(PyObject *obj, visitproc visit, void *arg);
+int pv_qp_clear(PyObject *obj);
 
 /*
  * qp.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * The attribute objects of queue pairs (plain data): QPCap, QPInitAttr,
+ * QPInitAttrEx, QPAttr and ECE.  They follow upstream pyverbs: the same
+ * keyword names and defaults; in addition every field of QPAttr (and the
+ * capability fields of the init attributes) may be given as a keyword
+ * argument.  The objects an init attribute names (CQs, PD, SRQ, XRCD, ...)
+ * are only held here; qp.c checks them and takes their pointers when it
+ * creates a QP.
+ */
+#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Shared helpers of the attribute objects                             */
+/* ------------------------------------------------------------------ */
+
+/* A constructor parameter: its keyword name and the attribute it sets. */
+struct qp_param {
+	const char *kw;
+	const char *attr;
+};
+
+static int is_param(const struct qp_param *params, PyObject *name)
+{
+	for (; params->kw; params++)
+		if (!PyUnicode_CompareWithASCIIString(name, params->kw))
+			return 1;
+	return 0;
+}
+
+static int is_extra(const char *const *names, const char *name)
+{
+	for (; names && *names; names++)
+		if (!strcmp(*names, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * The constructor of the attribute objects: the positional arguments and the
+ * keywords of params are applied in params order, through the attributes'
+ * setters; then every other keyword that names a writable field of fields or
+ * one of extra.  Returns 0 or -1.
+ */
+static int attr_apply(PyObject *self, PyObject *args, PyObject *kw,
+		      const char *tname, const struct qp_param *params,
+		      const struct pv_field *fields, const char *const *extra)
+{
+	Py_ssize_t nargs = PyTuple_GET_SIZE(args), npar = 0, nkw = 0, i;
+	Py_ssize_t pos = 0;
+	PyObject *k, *v;
+
+	while (params[npar].kw)
+		npar++;
+	if (nargs > npar) {
+		PyErr_Format(PyExc_TypeError,
+			     "%s() takes at most %zd positional arguments "
+			     "(%zd given)", tname, npar, nargs);
+		return -1;
+	}
+	for (i = 0; i < npar; i++) {
+		v = i < nargs ? PyTuple_GET_ITEM(args, i) : NULL;
+		if (kw) {
+			k = PyDict_GetItemString(kw, params[i].kw);
+			if (k) {
+				if (v) {
+					PyErr_Format(PyExc_TypeError,
+						     "%s() got multiple values "
+						     "for argument '%s'",
+						     tname, params[i].kw);
+					return -1;
+				}
+				v = k;
+				nkw++;
+			}
+		}
+		if (v && PyObject_SetAttrString(self, params[i].attr, v))
+			return -1;
+	}
+	if (!kw || nkw == PyDict_GET_SIZE(kw))
+		return 0;
+	while (PyDict_Next(kw, &pos, &k, &v)) {
+		const struct pv_field *f;
+		const char *name;
+
+		if (!PyUnicode_Check(k) || is_param(params, k))
+			continue;
+		name = PyUnicode_AsUTF8(k);
+		if (!name)
+			return -1;
+		f = fields ? pv_field_find(fields, name) : NULL;
+		if (!(f && !(f->flags & PV_FLAG_RO)) && !is_extra(extra, name)) {
+			PyErr_Format(PyExc_TypeError,
+				     "%s() got an unexpected keyword argument "
+				     "'%s'", tname, name);
+			return -1;
+		}
+		if (PyObject_SetAttr(self, k, v))
+			return -1;
+	}
+	return 0;
+}
+
+/* A send or receive CQ: a CQ, a CQEX or None. */
+static int check_cq(PyObject *v)
+{
+	if (v == Py_None || pv_is_cq(v))
+		return 0;
+	PyErr_Format(pv.PyverbsUserError, "Expected CQ/CQEX, got %R",
+		     (PyObject *)Py_TYPE(v));
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* QPCap                                                               */
+/* ------------------------------------------------------------------ */
+
+#define CAP_FIELDS(st, pre)                                             \
+	PV_FIELD(st, pre max_send_wr, "max_send_wr"),                   \
+	PV_FIELD(st, pre max_recv_wr, "max_recv_wr"),                   \
+	PV_FIELD(st, pre max_send_sge, "max_send_sge"),                 \
+	PV_FIELD(st, pre max_recv_sge, "max_recv_sge"),                 \
+	PV_FIELD(st, pre max_inline_data, "max_inline_data")
+
+static const struct pv_field cap_fields[] = {
+	CAP_FIELDS(struct pv_qp_cap, cap.),
+	PV_FIELD_END
+};
+
+static const struct qp_param cap_params[] = {
+	{ "max_send_wr", "max_send_wr" },
+	{ "max_recv_wr", "max_recv_wr" },
+	{ "max_send_sge", "max_send_sge" },
+	{ "max_recv_sge", "max_recv_sge" },
+	{ "max_inline_data", "max_inline_data" },
+	{ NULL }
+};
+
+static int cap_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	struct pv_qp_cap *self = (struct pv_qp_cap *)obj;
+
+	self->cap = (struct ibv_qp_cap){ .max_send_wr = 1, .max_recv_wr = 10,
+					 .max_send_sge = 1, .max_recv_sge = 1 };
+	return attr_apply(obj, args, kw, "QPCap", cap_params, NULL, NULL);
+}
+
+/*
+ * The cap attribute of QPInitAttr, QPInitAttrEx and QPAttr: the closure is
+ * the offset of the struct ibv_qp_cap in the object.  Reading returns a
+ * copy, as upstream: qia.cap.max_send_wr = 1 changes nothing.
+ */
+static struct ibv_qp_cap *cap_at(PyObject *o, void *c)
+{
+	return (struct ibv_qp_cap *)((char *)o + (uintptr_t)c);
+}
+
+static PyObject *cap_get(PyObject *o, void *c)
+{
+	struct pv_qp_cap *cap;
+
+	cap = (struct pv_qp_cap *)pv.QPCap->tp_alloc(pv.QPCap, 0);
+	if (cap)
+		cap->cap = *cap_at(o, c);
+	return (PyObject *)cap;
+}
+
+/* Copy a QPCap in; None leaves the value unchanged (upstream _copy_caps). */
+static int cap_set(PyObject *o, PyObject *v, void *c)
+{
+	if (pv_refuse_delete(v, "cap"))
+		return -1;
+	if (v == Py_None)
+		return 0;
+	if (!pv_type_ok(v, pv.QPCap)) {
+		PyErr_Format(PyExc_TypeError, "cap must be a QPCap, not %.100s",
+			     Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	*cap_at(o, c) = ((struct pv_qp_cap *)v)->cap;
+	return 0;
+}
+
+#define CAP_GETSET(st)                                                  \
+	{ "cap", cap_get, cap_set,                                      \
+	  "A copy of the capabilities (QPCap); assign a QPCap to change " \
+	  "them.", (void *)offsetof(st, attr.cap) }
+
+static PyType_Slot cap_slots[] = {
+	{ Py_tp_doc, "QPCap(max_send_wr=1, max_recv_wr=10, max_send_sge=1, "
+		     "max_recv_sge=1, max_inline_data=0)\n--\n\n"
+		     "The capabilities of a QP (struct ibv_qp_cap)." },
+	{ Py_tp_init, cap_init },
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ 0, NULL }
+};
+
+static PyType_Spec cap_spec = {
+	.name = "pyverbs.qp.QPCap",
+	.basicsize = sizeof(struct pv_qp_cap),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = cap_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* QPInitAttr and QPInitAttrEx                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The objects both types hold, with their checks; they are turned into C
+ * pointers only when a QP is created (qp_init()).
+ */
+#define QIA_OSLOTS(st)                                                  \
+	PV_OSLOT(st, qp_context, "qp_context",                          \
+		 "Any object the user associates with the QP."),        \
+	PV_OSLOT_CHECK(st, scq, "send_cq", check_cq,                    \
+		       "The send CQ (a CQ, a CQEX or None)."),          \
+	PV_OSLOT_CHECK(st, rcq, "recv_cq", check_cq,                    \
+		       "The receive CQ (a CQ, a CQEX or None)."),       \
+	PV_OSLOT_UNIMPL(st, srq, "srq", "SRQ",                          \
+			"The SRQ: None (SRQ is not implemented yet).")
+
+static const struct pv_oslot qia_oslots[] = {
+	QIA_OSLOTS(struct pv_qp_init_attr),
+	PV_OSLOT_END
+};
+
+PV_OSLOTS_GC(qia, qia_oslots)
+
+static const struct pv_field qia_fields[] = {
+	PV_FIELD(struct pv_qp_init_attr, attr.qp_type, "qp_type"),
+	PV_FIELD(struct pv_qp_init_attr, attr.sq_sig_all, "sq_sig_all"),
+	CAP_FIELDS(struct pv_qp_init_attr, attr.cap.),
+	PV_FIELD_END
+};
+
+static const PyGetSetDef qia_extra[] = {
+	CAP_GETSET(struct pv_qp_init_attr),
+	{ NULL }
+};
+
+/* The constructor parameters both types start with, in upstream's order. */
+#define QIA_PARAMS                                                      \
+	{ "qp_type", "qp_type" },                                       \
+	{ "qp_context", "qp_context" },                                 \
+	{ "scq", "send_cq" },                                           \
+	{ "rcq", "recv_cq" },                                           \
+	{ "srq", "srq" },                                               \
+	{ "cap", "cap" },                                               \
+	{ "sq_sig_all", "sq_sig_all" }
+
+static const struct qp_param qia_params[] = {
+	QIA_PARAMS,
+	{ NULL }
+};
+
+static int qia_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	struct pv_qp_init_attr *self = (struct pv_qp_init_attr *)o;
+
+	memset(&self->attr, 0, sizeof(self->attr));
+	self->attr.qp_type = IBV_QPT_UD;
+	self->attr.sq_sig_all = 1;
+	pv_oslots_reset(o, qia_oslots);
+	return attr_apply(o, args, kw, "QPInitAttr", qia_params, qia_fields,
+			  NULL);
+}
+
+static PyType_Slot qia_slots[] = {
+	{ Py_tp_doc, "QPInitAttr(qp_type=IBV_QPT_UD, qp_context=None, "
+		     "scq=None, rcq=None, srq=None, cap=None, sq_sig_all=1)"
+		     "\n--\n\n"
+		     "The attributes of a QP created on a PD (struct "
+		     "ibv_qp_init_attr).  The capability fields (max_send_wr, "
+		     "...) are also accepted as keyword arguments." },
+	{ Py_tp_init, qia_init },
+	PV_OSLOTS_GC_SLOTS(qia),
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ 0, NULL }
+};
+
+static PyType_Spec qia_spec = {
+	.name = "pyverbs.qp.QPInitAttr",
+	.basicsize = sizeof(struct pv_qp_init_attr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = qia_slots,
+};
+
+/* ---- QPInitAttrEx ---- */
+
+#define QIAX struct pv_qp_init_attr_ex
+static const struct pv_oslot qiax_oslots[] = {
+	QIA_OSLOTS(QIAX),
+	PV_OSLOT_TYPE(QIAX, pd, "pd", &pv.PD, "pd must be a PD",
+		      "The PD of the QP (a PD or None)."),
+	PV_OSLOT_TYPE(QIAX, xrcd, "xrcd", &pv.XRCD, "xrcd must be an XRCD",
+		      "The XRC domain of an XRC receive QP (an XRCD or "
+		      "None)."),
+	PV_OSLOT_UNIMPL(QIAX, ind_table, "ind_table", "RwqIndTable",
+			"The RWQ indirection table: None (not implemented "
+			"yet)."),
+	PV_OSLOT_UNIMPL(QIAX, hash_conf, "hash_conf", "RxHashConf",
+			"The RX hash configuration: None (not implemented "
+			"yet)."),
+	PV_OSLOT_END
+};
+
+PV_OSLOTS_GC(qiax, qiax_oslots)
+
+static const struct pv_field qiax_fields[] = {
+	PV_FIELD(QIAX, attr.qp_type, "qp_type"),
+	PV_FIELD(QIAX, attr.sq_sig_all, "sq_sig_all"),
+	PV_FIELD(QIAX, attr.comp_mask, "comp_mask"),
+	PV_FIELD(QIAX, attr.create_flags, "create_flags"),
+	PV_FIELD(QIAX, attr.max_tso_header, "max_tso_header"),
+	PV_FIELD(QIAX, attr.source_qpn, "source_qpn"),
+	PV_FIELD(QIAX, attr.send_ops_flags, "send_ops_flags"),
+	CAP_FIELDS(QIAX, attr.cap.),
+	PV_FIELD_END
+};
+
+static const PyGetSetDef qiax_extra[] = {
+	CAP_GETSET(QIAX),
+	{ NULL }
+};
+
+static const struct qp_param qiax_params[] = {
+	QIA_PARAMS,
+	{ "comp_mask", "comp_mask" },
+	{ "pd", "pd" },
+	{ "xrcd", "xrcd" },
+	{ "create_flags", "create_flags" },
+	{ "max_tso_header", "max_tso_header" },
+	{ "source_qpn", "source_qpn" },
+	{ "hash_conf", "hash_conf" },
+	{ "ind_table", "ind_table" },
+	{ "send_ops_flags", "send_ops_flags" },
+	{ NULL }
+};
+
+static int qiax_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	struct pv_qp_init_attr_ex *self = (struct pv_qp_init_attr_ex *)o;
+
+	memset(&self->attr, 0, sizeof(self->attr));
+	self->attr.qp_type = IBV_QPT_UD;
+	pv_oslots_reset(o, qiax_oslots);
+	return attr_apply(o, args, kw, "QPInitAttrEx", qiax_params,
+			  qiax_fields, NULL);
+}
+
+static PyType_Slot qiax_slots[] = {
+	{ Py_tp_doc, "QPInitAttrEx(qp_type=IBV_QPT_UD, qp_context=None, "
+		     "scq=None, rcq=None, srq=None, cap=None, sq_sig_all=0, "
+		     "comp_mask=0, pd=None, xrcd=None, create_flags=0, "
+		     "max_tso_header=0, source_qpn=0, hash_conf=None, "
+		     "ind_table=None, send_ops_flags=0)\n--\n\n"
+		     "The attributes of a QP created on a Context (struct "
+		     "ibv_qp_init_attr_ex).  The capability fields are also "
+		     "accepted as keyword arguments." },
+	{ Py_tp_init, qiax_init },
+	PV_OSLOTS_GC_SLOTS(qiax),
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ 0, NULL }
+};
+
+static PyType_Spec qiax_spec = {
+	.name = "pyverbs.qp.QPInitAttrEx",
+	.basicsize = sizeof(struct pv_qp_init_attr_ex),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = qiax_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* QPAttr                                                              */
+/* ------------------------------------------------------------------ */
+
+#define QA struct pv_qp_attr
+static const struct pv_field qa_fields[] = {
+	PV_FIELD(QA, attr.qp_state, "qp_state"),
+	PV_FIELD(QA, attr.cur_qp_state, "cur_qp_state"),
+	PV_FIELD(QA, attr.path_mtu, "path_mtu"),
+	PV_FIELD(QA, attr.path_mig_state, "path_mig_state"),
+	PV_FIELD(QA, attr.qkey, "qkey"),
+	PV_FIELD(QA, attr.rq_psn, "rq_psn"),
+	PV_FIELD(QA, attr.sq_psn, "sq_psn"),
+	PV_FIELD(QA, attr.dest_qp_num, "dest_qp_num"),
+	PV_FIELD(QA, attr.qp_access_flags, "qp_access_flags"),
+	PV_FIELD(QA, attr.pkey_index, "pkey_index"),
+	PV_FIELD(QA, attr.alt_pkey_index, "alt_pkey_index"),
+	PV_FIELD(QA, attr.en_sqd_async_notify, "en_sqd_async_notify"),
+	PV_FIELD(QA, attr.sq_draining, "sq_draining"),
+	PV_FIELD(QA, attr.max_rd_atomic, "max_rd_atomic"),
+	PV_FIELD(QA, attr.max_dest_rd_atomic, "max_dest_rd_atomic"),
+	PV_FIELD(QA, attr.min_rnr_timer, "min_rnr_timer"),
+	PV_FIELD(QA, attr.port_num, "port_num"),
+	PV_FIELD(QA, attr.timeout, "timeout"),
+	PV_FIELD(QA, attr.retry_cnt, "retry_cnt"),
+	PV_FIELD(QA, attr.rnr_retry, "rnr_retry"),
+	PV_FIELD(QA, attr.alt_port_num, "alt_port_num"),
+	PV_FIELD(QA, attr.alt_timeout, "alt_timeout"),
+	PV_FIELD(QA, attr.rate_limit, "rate_limit"),
+	PV_FIELD_END
+};
+
+/* closure: 0 for ah_attr, 1 for alt_ah_attr */
+static struct ibv_ah_attr *qa_ah(PyObject *o, void *c)
+{
+	struct pv_qp_attr *self = (struct pv_qp_attr *)o;
+
+	return c ? &self->attr.alt_ah_attr : &self->attr.ah_attr;
+}
+
+static PyObject *qa_get_ah(PyObject *o, void *c)
+{
+	return pv_ah_attr_new(qa_ah(o, c));
+}
+
+/* An AHAttr is copied in; None leaves the value unchanged (upstream). */
+static int qa_set_ah(PyObject *o, PyObject *v, void *c)
+{
+	const char *name = c ? "alt_ah_attr" : "ah_attr";
+
+	if (pv_refuse_delete(v, name))
+		return -1;
+	if (v == Py_None)
+		return 0;
+	if (!pv_type_ok(v, pv.AHAttr)) {
+		PyErr_Format(PyExc_TypeError, "%s must be an AHAttr, not %.100s",
+			     name, Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	*qa_ah(o, c) = ((struct pv_ah_attr *)v)->ah;
+	return 0;
+}
+
+/* For printing without building AHAttr objects: (port_num, sl,
+ * src_path_bits, dlid, static_rate, is_global, dgid bytes, flow_label,
+ * sgid_index, hop_limit, traffic_class) of ah_attr, or of alt_ah_attr when
+ * alt is true. */
+static PyObject *qa_ah_fields(PyObject *o, PyObject *alt)
+{
+	int t = PyObject_IsTrue(alt);
+	const struct ibv_ah_attr *a;
+
+	if (t < 0)
+		return NULL;
+	a = qa_ah(o, t ? (void *)1 : NULL);
+	return Py_BuildValue("(BBBHBBy#IBBB)", a->port_num, a->sl,
+			     a->src_path_bits, a->dlid, a->static_rate,
+			     a->is_global, (const char *)a->grh.dgid.raw,
+			     (Py_ssize_t)sizeof(a->grh.dgid.raw),
+			     a->grh.flow_label, a->grh.sgid_index,
+			     a->grh.hop_limit, a->grh.traffic_class);
+}
+
+static PyMethodDef qa_methods[] = {
+	{ "_ah_fields", qa_ah_fields, METH_O,
+	  "_ah_fields($self, alt, /)\n--\n\n"
+	  "The fields of ah_attr (alt_ah_attr if alt) as a tuple." },
+	{ NULL }
+};
+
+static const PyGetSetDef qa_extra[] = {
+	CAP_GETSET(struct pv_qp_attr),
+	{ "ah_attr", qa_get_ah, qa_set_ah,
+	  "A copy of the primary path (AHAttr); assign an AHAttr to change "
+	  "it.", NULL },
+	{ "alt_ah_attr", qa_get_ah, qa_set_ah,
+	  "A copy of the alternate path (AHAttr); assign an AHAttr to change "
+	  "it.", (void *)1 },
+	{ NULL }
+};
+
+static const char *const qa_extra_names[] = { "cap", "ah_attr",
+					      "alt_ah_attr", NULL };
+
+static const struct qp_param qa_params[] = {
+	{ "qp_state", "qp_state" },
+	{ "cur_qp_state", "cur_qp_state" },
+	{ "port_num", "port_num" },
+	{ "path_mtu", "path_mtu" },
+	{ NULL }
+};
+
+static int qa_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	struct pv_qp_attr *self = (struct pv_qp_attr *)o;
+
+	memset(&self->attr, 0, sizeof(self->attr));
+	self->attr.qp_state = IBV_QPS_INIT;
+	self->attr.cur_qp_state = IBV_QPS_RESET;
+	self->attr.port_num = 1;
+	self->attr.path_mtu = IBV_MTU_1024;
+	return attr_apply(o, args, kw, "QPAttr", qa_params, qa_fields,
+			  qa_extra_names);
+}
+
+static PyType_Slot qa_slots[] = {
+	{ Py_tp_doc, "QPAttr(qp_state=IBV_QPS_INIT, cur_qp_state=IBV_QPS_RESET,"
+		     " port_num=1, path_mtu=IBV_MTU_1024, **fields)\n--\n\n"
+		     "The attributes used to modify a QP (struct ibv_qp_attr). "
+		     "Any field (qkey, dest_qp_num, rq_psn, ah_attr, cap, ...) "
+		     "may also be given as a keyword argument." },
+	{ Py_tp_init, qa_init },
+	{ Py_tp_methods, qa_methods },
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ 0, NULL }
+};
+
+static PyType_Spec qa_spec = {
+	.name = "pyverbs.qp.QPAttr",
+	.basicsize = sizeof(struct pv_qp_attr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = qa_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* ECE                                                                 */
+/* ------------------------------------------------------------------ */
+
+static const struct pv_field ece_fields[] = {
+	PV_FIELD(struct pv_ece, ece.vendor_id, "vendor_id"),
+	PV_FIELD(struct pv_ece, ece.options, "options"),
+	PV_FIELD(struct pv_ece, ece.comp_mask, "comp_mask"),
+	PV_FIELD_END
+};
+
+static const struct qp_param ece_params[] = {
+	{ "vendor_id", "vendor_id" },
+	{ "options", "options" },
+	{ "comp_mask", "comp_mask" },
+	{ NULL }
+};
+
+static int ece_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	struct pv_ece *self = (struct pv_ece *)o;
+
+	memset(&self->ece, 0, sizeof(self->ece));
+	return attr_apply(o, args, kw, "ECE", ece_params, NULL, NULL);
+}
+
+static PyType_Slot ece_slots[] = {
+	{ Py_tp_doc, "ECE(vendor_id=0, options=0, comp_mask=0)\n--\n\n"
+		     "Enhanced connection establishment options (struct "
+		     "ibv_ece)." },
+	{ Py_tp_init, ece_init },
+	PV_CM_SLOTS,
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ 0, NULL }
+};
+
+static PyType_Spec ece_spec = {
+	.name = "pyverbs.qp.ECE",
+	.basicsize = sizeof(struct pv_ece),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = ece_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                        */
+/* ------------------------------------------------------------------ */
+
+int pv_qp_attr_init_types(PyObject *m)
+{
+	if (pv_add_data_type(m, &cap_spec, pv.PyverbsObject, cap_fields, NULL,
+			     NULL, &pv.QPCap) ||
+	    pv_add_data_type(m, &qia_spec, pv.PyverbsObject, qia_fields,
+			     qia_oslots, qia_extra, &pv.QPInitAttr) ||
+	    pv_add_data_type(m, &qiax_spec, pv.PyverbsObject, qiax_fields,
+			     qiax_oslots, qiax_extra, &pv.QPInitAttrEx) ||
+	    pv_add_data_type(m, &qa_spec, pv.PyverbsObject, qa_fields, NULL,
+			     qa_extra, &pv.QPAttr) ||
+	    pv_add_data_type(m, &ece_spec, pv.PyverbsCM, ece_fields, NULL,
+			     NULL, &pv.ECE))
+		return -1;
+	return 0;
+}

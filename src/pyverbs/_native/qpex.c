@@ -1,0 +1,820 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * QPEx: a QP with the ibv_wr_* send API (wr_start, the builders, the
+ * setters, wr_complete), and DataBuffer for wr_set_inline_data_list().
+ * QPEx refuses builders the provider did not set, calls out of
+ * wr_start()/wr_complete() order, and AHs closed within a batch.
+ */
+#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* DataBuffer and QPEx: the ibv_wr_* send API                          */
+/* ------------------------------------------------------------------ */
+
+/* DataBuffer(addr, length): one buffer of wr_set_inline_data_list().
+ * Upstream derives it from PyverbsCM. */
+struct qp_data_buf {
+	struct pv_obj obj;
+	struct ibv_data_buf data;
+};
+
+static int databuf_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", NULL };
+	struct qp_data_buf *self = (struct qp_data_buf *)o;
+	uint64_t addr;
+	size_t length;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:DataBuffer", kwlist,
+					 pv_conv_u64, &addr, pv_conv_size,
+					 &length))
+		return -1;
+	self->data.addr = (void *)(uintptr_t)addr;
+	self->data.length = length;
+	return 0;
+}
+
+static PyObject *databuf_get(PyObject *o, void *c)
+{
+	struct qp_data_buf *self = (struct qp_data_buf *)o;
+
+	if (c)
+		return PyLong_FromSize_t(self->data.length);
+	return PyLong_FromVoidPtr(self->data.addr);
+}
+
+static PyGetSetDef databuf_getset[] = {
+	{ "addr", databuf_get, NULL, "The buffer's address.", NULL },
+	{ "length", databuf_get, NULL, "The buffer's length.", (void *)1 },
+	{ NULL }
+};
+
+static PyType_Slot databuf_slots[] = {
+	{ Py_tp_doc, "DataBuffer(addr, length)\n--\n\n"
+		     "A buffer (struct ibv_data_buf) for "
+		     "QPEx.wr_set_inline_data_list()." },
+	{ Py_tp_init, databuf_init },
+	{ Py_tp_getset, databuf_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec databuf_spec = {
+	.name = "pyverbs.qp.DataBuffer",
+	.basicsize = sizeof(struct qp_data_buf),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = databuf_slots,
+};
+
+#define QPX(o) ((struct pv_qp_ex *)(o))
+
+/* A batch is over: forget the AHs it used. */
+static void qpx_end_batch(struct pv_qp_ex *self)
+{
+	self->in_wr = 0;
+	Py_CLEAR(self->ahs);
+}
+
+/* ibv_wr_start() takes a lock in some providers (rxe): a batch left open
+ * is aborted before the QP is destroyed. */
+static int qpx_destroy(struct pv_obj *o)
+{
+	struct pv_qp_ex *self = QPX(o);
+
+	if (self->in_wr && self->qpx)
+		ibv_wr_abort(self->qpx);
+	qpx_end_batch(self);
+	if (pv_qp_destroy(o))
+		return -1;
+	self->qpx = NULL;
+	return 0;
+}
+
+static int qpx_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
+	struct pv_qp_ex *self = QPX(obj);
+	PyObject *creator, *init_attr, *qp_attr = Py_None;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:QPEx", kwlist,
+					 &creator, &init_attr, &qp_attr))
+		return -1;
+	if (pv_qp_init(obj, args, kw))
+		return -1;
+	self->qp.obj.destroy = qpx_destroy;
+	self->qpx = NULL;
+	qpx_end_batch(self);
+	if (pv_type_ok(init_attr, pv.QPInitAttrEx) &&
+	    (((struct pv_qp_init_attr_ex *)init_attr)->attr.comp_mask &
+	     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		self->qpx = ibv_qp_to_qp_ex(self->qp.qp);
+		if (!self->qpx) {
+			PyObject *et, *ev, *tb;
+
+			pv_raise_errno("ibv_qp_to_qp_ex",
+				       "Failed to create extended QP");
+			PyErr_Fetch(&et, &ev, &tb);
+			if (pv_close(&self->qp.obj))
+				PyErr_WriteUnraisable(obj);
+			PyErr_Restore(et, ev, tb);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The ibv_qp_ex of an open QPEx created with send ops flags, or NULL. */
+static struct ibv_qp_ex *qpx_get(PyObject *obj)
+{
+	struct pv_qp_ex *self = QPX(obj);
+
+	if (pv_check_open(&self->qp.obj))
+		return NULL;
+	if (!self->qpx) {
+		pv_raise_user("This QPEx was created without "
+			      "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: the ibv_wr_* "
+			      "API is not available");
+		return NULL;
+	}
+	return self->qpx;
+}
+
+/* As qpx_get(), inside a wr_start() .. wr_complete() batch. */
+static struct ibv_qp_ex *qpx_batch(PyObject *obj)
+{
+	struct ibv_qp_ex *qpx = qpx_get(obj);
+
+	if (qpx && !QPX(obj)->in_wr) {
+		pv_raise_user("Call wr_start() before building a work request");
+		return NULL;
+	}
+	return qpx;
+}
+
+/*
+ * A provider sets only the builders of the operations the QP was created
+ * for (send_ops_flags); calling a missing one would jump to NULL.
+ */
+static int qpx_has(const void *fn, const char *name)
+{
+	if (fn)
+		return 1;
+	pv_raise_user("%s() is not available on this QP (not in its "
+		      "send_ops_flags, or not supported by the provider)",
+		      name);
+	return 0;
+}
+
+#define QPX_CALL(obj, fn, ...)                                          \
+	do {                                                            \
+		struct ibv_qp_ex *qpx_ = qpx_batch(obj);                 \
+		if (!qpx_ || !qpx_has((const void *)qpx_->fn, #fn))      \
+			return NULL;                                    \
+		qpx_->fn(qpx_, ##__VA_ARGS__);                          \
+	} while (0)
+
+static PyObject *qpx_wr_start(PyObject *obj, PyObject *unused)
+{
+	struct ibv_qp_ex *qpx = qpx_get(obj);
+
+	if (!qpx)
+		return NULL;
+	if (QPX(obj)->in_wr)	/* a second ibv_wr_start() can deadlock */
+		return pv_raise_user("wr_start() was already called: finish "
+				     "with wr_complete() or wr_abort() first");
+	ibv_wr_start(qpx);
+	QPX(obj)->in_wr = 1;
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_complete(PyObject *obj, PyObject *unused)
+{
+	struct pv_qp_ex *self = QPX(obj);
+	struct ibv_qp_ex *qpx = qpx_batch(obj);
+	Py_ssize_t i;
+	int rc;
+
+	if (!qpx)
+		return NULL;
+	for (i = 0; self->ahs && i < PyList_GET_SIZE(self->ahs); i++)
+		if (PV_OBJ(PyList_GET_ITEM(self->ahs, i))->closed) {
+			ibv_wr_abort(qpx);
+			qpx_end_batch(self);
+			return pv_raise_user("An AH given to wr_set_ud_addr() "
+					     "was closed: the batch is "
+					     "aborted");
+		}
+	rc = ibv_wr_complete(qpx);	/* returns errno */
+	qpx_end_batch(self);
+	if (rc)
+		return pv_raise_rc(rc, "ibv_wr_complete",
+				   "ibv_wr_complete failed.");
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_abort(PyObject *obj, PyObject *unused)
+{
+	struct ibv_qp_ex *qpx = qpx_batch(obj);
+
+	if (!qpx)
+		return NULL;
+	ibv_wr_abort(qpx);
+	qpx_end_batch(QPX(obj));
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_send(PyObject *obj, PyObject *unused)
+{
+	QPX_CALL(obj, wr_send);
+	Py_RETURN_NONE;
+}
+
+/* Parse the single uint32_t argument of a builder; 0 or -1. */
+static int qpx_u32_arg(PyObject *args, PyObject *kw, const char *fname,
+		       const char *kwname, uint32_t *out)
+{
+	char *kwlist[] = { (char *)kwname, NULL };
+	char fmt[48];
+
+	snprintf(fmt, sizeof(fmt), "O&:%s", fname);
+	return PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u32,
+					   out) ? 0 : -1;
+}
+
+static PyObject *qpx_wr_send_imm(PyObject *obj, PyObject *args,
+				 PyObject *kw)
+{
+	uint32_t data;
+
+	if (qpx_u32_arg(args, kw, "wr_send_imm", "data", &data))
+		return NULL;
+	QPX_CALL(obj, wr_send_imm, htobe32(data));
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_send_inv(PyObject *obj, PyObject *args,
+				 PyObject *kw)
+{
+	uint32_t rkey;
+
+	if (qpx_u32_arg(args, kw, "wr_send_inv", "invalidate_rkey", &rkey))
+		return NULL;
+	QPX_CALL(obj, wr_send_inv, rkey);
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_local_inv(PyObject *obj, PyObject *args,
+				  PyObject *kw)
+{
+	uint32_t rkey;
+
+	if (qpx_u32_arg(args, kw, "wr_local_inv", "invalidate_rkey", &rkey))
+		return NULL;
+	QPX_CALL(obj, wr_local_inv, rkey);
+	Py_RETURN_NONE;
+}
+
+/* Copy len bytes at a Python-given address into a new PyMem block (the
+ * provider copies inline data and TSO headers in user space). */
+static void *qpx_copy_in(uint64_t addr, size_t len)
+{
+	void *buf = PyMem_Malloc(len ? len : 1);
+
+	if (!buf) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	if (pv_read_mem(buf, addr, len)) {
+		PyMem_Free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static PyObject *qpx_wr_send_tso(PyObject *obj, PyObject *args,
+				 PyObject *kw)
+{
+	static char *kwlist[] = { "hdr", "hdr_sz", "mss", NULL };
+	uint64_t hdr;
+	uint16_t hdr_sz, mss;
+	struct ibv_qp_ex *qpx;
+	void *buf;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&:wr_send_tso",
+					 kwlist, pv_conv_u64, &hdr,
+					 pv_conv_u16, &hdr_sz, pv_conv_u16,
+					 &mss))
+		return NULL;
+	qpx = qpx_batch(obj);
+	if (!qpx || !qpx_has((const void *)qpx->wr_send_tso, "wr_send_tso"))
+		return NULL;
+	buf = qpx_copy_in(hdr, hdr_sz);
+	if (!buf)
+		return NULL;
+	ibv_wr_send_tso(qpx, buf, hdr_sz, mss);
+	PyMem_Free(buf);
+	Py_RETURN_NONE;
+}
+
+/* closure: the builder, 0 read, 1 write */
+static PyObject *qpx_wr_rdma(PyObject *obj, PyObject *args, PyObject *kw,
+			     int write)
+{
+	static char *kwlist[] = { "rkey", "remote_addr", NULL };
+	uint32_t rkey;
+	uint64_t addr;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, write ? "O&O&:wr_rdma_write"
+					 : "O&O&:wr_rdma_read", kwlist,
+					 pv_conv_u32, &rkey, pv_conv_u64,
+					 &addr))
+		return NULL;
+	if (write)
+		QPX_CALL(obj, wr_rdma_write, rkey, addr);
+	else
+		QPX_CALL(obj, wr_rdma_read, rkey, addr);
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_rdma_read(PyObject *obj, PyObject *args,
+				  PyObject *kw)
+{
+	return qpx_wr_rdma(obj, args, kw, 0);
+}
+
+static PyObject *qpx_wr_rdma_write(PyObject *obj, PyObject *args,
+				   PyObject *kw)
+{
+	return qpx_wr_rdma(obj, args, kw, 1);
+}
+
+static PyObject *qpx_wr_rdma_write_imm(PyObject *obj, PyObject *args,
+				       PyObject *kw)
+{
+	static char *kwlist[] = { "rkey", "remote_addr", "data", NULL };
+	uint32_t rkey, data;
+	uint64_t addr;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&:wr_rdma_write_imm",
+					 kwlist, pv_conv_u32, &rkey,
+					 pv_conv_u64, &addr, pv_conv_u32,
+					 &data))
+		return NULL;
+	QPX_CALL(obj, wr_rdma_write_imm, rkey, addr, htobe32(data));
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_atomic_cmp_swp(PyObject *obj, PyObject *args,
+				       PyObject *kw)
+{
+	static char *kwlist[] = { "rkey", "remote_addr", "compare", "swap",
+				  NULL };
+	uint32_t rkey;
+	uint64_t addr, compare, swap;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&:wr_atomic_cmp_swp",
+					 kwlist, pv_conv_u32, &rkey,
+					 pv_conv_u64, &addr, pv_conv_u64,
+					 &compare, pv_conv_u64, &swap))
+		return NULL;
+	QPX_CALL(obj, wr_atomic_cmp_swp, rkey, addr, compare, swap);
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_atomic_fetch_add(PyObject *obj, PyObject *args,
+					 PyObject *kw)
+{
+	static char *kwlist[] = { "rkey", "remote_addr", "add", NULL };
+	uint32_t rkey;
+	uint64_t addr, add;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "O&O&O&:wr_atomic_fetch_add", kwlist,
+					 pv_conv_u32, &rkey, pv_conv_u64,
+					 &addr, pv_conv_u64, &add))
+		return NULL;
+	QPX_CALL(obj, wr_atomic_fetch_add, rkey, addr, add);
+	Py_RETURN_NONE;
+}
+
+/* atomic_wr: 8 bytes (bytes-like) written at remote_addr atomically. */
+static PyObject *qpx_wr_atomic_write(PyObject *obj, PyObject *args,
+				     PyObject *kw)
+{
+	static char *kwlist[] = { "rkey", "remote_addr", "atomic_wr", NULL };
+	uint32_t rkey;
+	uint64_t addr;
+	Py_buffer data;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&y*:wr_atomic_write",
+					 kwlist, pv_conv_u32, &rkey,
+					 pv_conv_u64, &addr, &data))
+		return NULL;
+	if (data.len < 8) {
+		PyBuffer_Release(&data);
+		PyErr_SetString(PyExc_ValueError,
+				"atomic_wr must hold at least 8 bytes");
+		return NULL;
+	}
+#if HAVE_IBV_WR_ATOMIC_WRITE
+	{
+		struct ibv_qp_ex *qpx = qpx_batch(obj);
+
+		if (!qpx || !qpx_has((const void *)qpx->wr_atomic_write,
+				     "wr_atomic_write")) {
+			PyBuffer_Release(&data);
+			return NULL;
+		}
+		ibv_wr_atomic_write(qpx, rkey, addr, data.buf);
+	}
+	PyBuffer_Release(&data);
+	Py_RETURN_NONE;
+#else
+	PyBuffer_Release(&data);
+	return pv_raise_unsupported("wr_atomic_write (ibv_wr_atomic_write)");
+#endif
+}
+
+static PyObject *qpx_wr_flush(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "rkey", "remote_addr", "length", "ptype",
+				  "level", NULL };
+	uint32_t rkey, len;
+	uint64_t addr;
+	uint8_t ptype, level;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&O&:wr_flush",
+					 kwlist, pv_conv_u32, &rkey,
+					 pv_conv_u64, &addr, pv_conv_u32, &len,
+					 pv_conv_u8, &ptype, pv_conv_u8,
+					 &level))
+		return NULL;
+#if HAVE_IBV_WR_FLUSH
+	QPX_CALL(obj, wr_flush, rkey, addr, len, ptype, level);
+	Py_RETURN_NONE;
+#else
+	return pv_raise_unsupported("wr_flush (ibv_wr_flush)");
+#endif
+}
+
+static PyObject *qpx_wr_bind_mw(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	if (!qpx_batch(obj))
+		return NULL;
+	return pv_raise_user("QPEx.wr_bind_mw(): memory windows are not "
+			     "implemented in this version of pyverbs-c");
+}
+
+static PyObject *qpx_wr_set_ud_addr(PyObject *obj, PyObject *args,
+				    PyObject *kw)
+{
+	static char *kwlist[] = { "ah", "remote_qpn", "remote_rkey", NULL };
+	struct pv_qp_ex *self = QPX(obj);
+	uint32_t qpn, qkey;
+	struct pv_ah *ah;
+	PyObject *aho;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&:wr_set_ud_addr",
+					 kwlist, &aho, pv_conv_u32, &qpn,
+					 pv_conv_u32, &qkey))
+		return NULL;
+	if (!pv_type_ok(aho, pv.AH)) {
+		PyErr_Format(PyExc_TypeError, "ah must be an AH, not %.100s",
+			     Py_TYPE(aho)->tp_name);
+		return NULL;
+	}
+	ah = (struct pv_ah *)aho;
+	if (!qpx_batch(obj) || pv_check_open(&ah->obj))
+		return NULL;
+	if (!self->ahs && !(self->ahs = PyList_New(0)))
+		return NULL;
+	if (PyList_Append(self->ahs, aho))
+		return NULL;
+	QPX_CALL(obj, wr_set_ud_addr, ah->ah, qpn, qkey);
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_set_xrc_srqn(PyObject *obj, PyObject *args,
+				     PyObject *kw)
+{
+	static char *kwlist[] = { "remote_srqn", NULL };
+	uint32_t srqn;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:wr_set_xrc_srqn",
+					 kwlist, pv_conv_u32, &srqn))
+		return NULL;
+	QPX_CALL(obj, wr_set_xrc_srqn, srqn);
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_set_inline_data(PyObject *obj, PyObject *args,
+					PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", NULL };
+	struct ibv_qp_ex *qpx;
+	uint64_t addr;
+	size_t len;
+	void *buf;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:wr_set_inline_data",
+					 kwlist, pv_conv_u64, &addr,
+					 pv_conv_size, &len))
+		return NULL;
+	qpx = qpx_batch(obj);
+	if (!qpx || !qpx_has((const void *)qpx->wr_set_inline_data,
+			     "wr_set_inline_data"))
+		return NULL;
+	buf = qpx_copy_in(addr, len);
+	if (!buf)
+		return NULL;
+	ibv_wr_set_inline_data(qpx, buf, len);
+	PyMem_Free(buf);
+	Py_RETURN_NONE;
+}
+
+/* The first n items of a list/tuple of type tp, as a borrowed array. */
+static PyObject *const *qpx_items(PyObject *list, Py_ssize_t n,
+				  PyTypeObject *tp, const char *what)
+{
+	PyObject *const *items;
+	Py_ssize_t i;
+
+	if (!PyList_Check(list) && !PyTuple_Check(list)) {
+		PyErr_Format(PyExc_TypeError, "%s must be a list, not %.100s",
+			     what, Py_TYPE(list)->tp_name);
+		return NULL;
+	}
+	if (n > PySequence_Fast_GET_SIZE(list)) {
+		PyErr_Format(PyExc_ValueError, "%s has fewer than %zd items",
+			     what, n);
+		return NULL;
+	}
+	items = PySequence_Fast_ITEMS(list);
+	for (i = 0; i < n; i++)
+		if (!pv_type_ok(items[i], tp)) {
+			PyErr_Format(PyExc_TypeError, "%s[%zd] must be a %s, "
+				     "not %.100s", what, i,
+				     tp ? tp->tp_name : "?",
+				     Py_TYPE(items[i])->tp_name);
+			return NULL;
+		}
+	return items;
+}
+
+static PyObject *qpx_wr_set_inline_data_list(PyObject *obj, PyObject *args,
+					     PyObject *kw)
+{
+	static char *kwlist[] = { "num_buf", "buf_list", NULL };
+	struct ibv_data_buf *bufs = NULL;
+	PyObject *const *items;
+	struct ibv_qp_ex *qpx;
+	PyObject *list, *res = NULL;
+	size_t total = 0, off = 0, i;
+	char *data = NULL;
+	uint32_t n;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "O&O:wr_set_inline_data_list", kwlist,
+					 pv_conv_u32, &n, &list))
+		return NULL;
+	qpx = qpx_batch(obj);
+	if (!qpx || !qpx_has((const void *)qpx->wr_set_inline_data_list,
+			     "wr_set_inline_data_list"))
+		return NULL;
+	items = qpx_items(list, n, pv.DataBuffer, "buf_list");
+	if (!items)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		size_t l = ((struct qp_data_buf *)items[i])->data.length;
+
+		if (total + l < total)
+			return PyErr_NoMemory();
+		total += l;
+	}
+	bufs = PyMem_Calloc(n ? n : 1, sizeof(*bufs));
+	data = PyMem_Malloc(total ? total : 1);
+	if (!bufs || !data) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct ibv_data_buf *d = &((struct qp_data_buf *)items[i])->data;
+
+		if (pv_read_mem(data + off, (uintptr_t)d->addr, d->length))
+			goto out;
+		bufs[i].addr = data + off;
+		bufs[i].length = d->length;
+		off += d->length;
+	}
+	ibv_wr_set_inline_data_list(qpx, n, bufs);
+	res = Py_NewRef(Py_None);
+out:
+	PyMem_Free(bufs);
+	PyMem_Free(data);
+	return res;
+}
+
+static PyObject *qpx_wr_set_sge(PyObject *obj, PyObject *arg)
+{
+	struct ibv_sge *s;
+
+	if (!pv_type_ok(arg, pv.SGE)) {
+		PyErr_Format(PyExc_TypeError, "expected an SGE, not %.100s",
+			     Py_TYPE(arg)->tp_name);
+		return NULL;
+	}
+	s = &((struct pv_sge *)arg)->sge;
+	QPX_CALL(obj, wr_set_sge, s->lkey, s->addr, s->length);
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_set_sge_list(PyObject *obj, PyObject *args,
+				     PyObject *kw)
+{
+	static char *kwlist[] = { "num_sge", "sg_list", NULL };
+	struct ibv_sge stack[16], *sg = stack;
+	PyObject *const *items;
+	struct ibv_qp_ex *qpx;
+	PyObject *list;
+	uint32_t n, i;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O:wr_set_sge_list",
+					 kwlist, pv_conv_u32, &n, &list))
+		return NULL;
+	qpx = qpx_batch(obj);
+	if (!qpx || !qpx_has((const void *)qpx->wr_set_sge_list,
+			     "wr_set_sge_list"))
+		return NULL;
+	items = qpx_items(list, n, pv.SGE, "sg_list");
+	if (!items)
+		return NULL;
+	if (n > 16 && !(sg = PyMem_Malloc(n * sizeof(*sg))))
+		return PyErr_NoMemory();
+	for (i = 0; i < n; i++)
+		sg[i] = ((struct pv_sge *)items[i])->sge;
+	ibv_wr_set_sge_list(qpx, n, sg);
+	if (sg != stack)
+		PyMem_Free(sg);
+	Py_RETURN_NONE;
+}
+
+/* closure: 0 wr_id, 1 wr_flags, 2 comp_mask */
+static PyObject *qpx_get_field(PyObject *obj, void *c)
+{
+	struct ibv_qp_ex *qpx = qpx_get(obj);
+
+	if (!qpx)
+		return NULL;
+	switch ((intptr_t)c) {
+	case 0:
+		return PyLong_FromUnsignedLongLong(qpx->wr_id);
+	case 1:
+		return PyLong_FromUnsignedLong(qpx->wr_flags);
+	default:
+		return PyLong_FromUnsignedLongLong(qpx->comp_mask);
+	}
+}
+
+static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
+{
+	static const char *const names[] = { "wr_id", "wr_flags",
+					     "comp_mask" };
+	struct ibv_qp_ex *qpx;
+	uint64_t x;
+
+	if (pv_refuse_delete(v, names[(intptr_t)c]))
+		return -1;
+	if (pv_to_u64(v, (intptr_t)c == 1 ? UINT32_MAX : UINT64_MAX, &x,
+		      names[(intptr_t)c]))
+		return -1;
+	qpx = qpx_get(obj);
+	if (!qpx)
+		return -1;
+	switch ((intptr_t)c) {
+	case 0:
+		qpx->wr_id = x;
+		break;
+	case 1:
+		qpx->wr_flags = (unsigned int)x;
+		break;
+	default:
+		qpx->comp_mask = x;
+	}
+	return 0;
+}
+
+static PyObject *qpx_get_ind_table(PyObject *obj, void *c)
+{
+	Py_RETURN_NONE;
+}
+
+static int qpx_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+	Py_VISIT(QPX(obj)->ahs);
+	return pv_qp_traverse(obj, visit, arg);
+}
+
+static int qpx_clear(PyObject *obj)
+{
+	pv_qp_clear(obj);	/* closes first: aborts an open batch */
+	Py_CLEAR(QPX(obj)->ahs);
+	return 0;
+}
+
+#define QPX_M(name, flags, sig, doc)                                    \
+	{ #name, (PyCFunction)(void (*)(void))qpx_##name, flags,        \
+	  #name "($self" sig ")\n--\n\n" doc }
+#define QPX_KW (METH_VARARGS | METH_KEYWORDS)
+
+static PyMethodDef qpx_methods[] = {
+	QPX_M(wr_start, METH_NOARGS, ", /",
+	      "Start a batch of work requests (ibv_wr_start)."),
+	QPX_M(wr_complete, METH_NOARGS, ", /",
+	      "Post the batch (ibv_wr_complete)."),
+	QPX_M(wr_abort, METH_NOARGS, ", /",
+	      "Drop the batch (ibv_wr_abort)."),
+	QPX_M(wr_send, METH_NOARGS, ", /", "A SEND."),
+	QPX_M(wr_send_imm, QPX_KW, ", data", "A SEND with immediate data."),
+	QPX_M(wr_send_inv, QPX_KW, ", invalidate_rkey",
+	      "A SEND with invalidate."),
+	QPX_M(wr_send_tso, QPX_KW, ", hdr, hdr_sz, mss",
+	      "A TSO send; hdr is the address of the header."),
+	QPX_M(wr_rdma_read, QPX_KW, ", rkey, remote_addr", "An RDMA READ."),
+	QPX_M(wr_rdma_write, QPX_KW, ", rkey, remote_addr", "An RDMA WRITE."),
+	QPX_M(wr_rdma_write_imm, QPX_KW, ", rkey, remote_addr, data",
+	      "An RDMA WRITE with immediate data."),
+	QPX_M(wr_atomic_cmp_swp, QPX_KW, ", rkey, remote_addr, compare, swap",
+	      "An atomic compare and swap."),
+	QPX_M(wr_atomic_fetch_add, QPX_KW, ", rkey, remote_addr, add",
+	      "An atomic fetch and add."),
+	QPX_M(wr_atomic_write, QPX_KW, ", rkey, remote_addr, atomic_wr",
+	      "An atomic write of the 8 bytes of atomic_wr."),
+	QPX_M(wr_flush, QPX_KW, ", rkey, remote_addr, length, ptype, level",
+	      "A FLUSH (rdma-core 45 and later)."),
+	QPX_M(wr_bind_mw, QPX_KW, ", mw, rkey, bind_info",
+	      "Bind a memory window (not implemented yet)."),
+	QPX_M(wr_local_inv, QPX_KW, ", invalidate_rkey",
+	      "A local invalidate."),
+	QPX_M(wr_set_ud_addr, QPX_KW, ", ah, remote_qpn, remote_rkey",
+	      "Address the WR (UD); the AH must stay open until "
+	      "wr_complete()."),
+	QPX_M(wr_set_xrc_srqn, QPX_KW, ", remote_srqn",
+	      "The remote SRQ of an XRC WR."),
+	QPX_M(wr_set_inline_data, QPX_KW, ", addr, length",
+	      "Inline data, copied from addr now."),
+	QPX_M(wr_set_inline_data_list, QPX_KW, ", num_buf, buf_list",
+	      "Inline data from num_buf DataBuffers, copied now."),
+	QPX_M(wr_set_sge, METH_O, ", sge, /", "The WR's single SGE."),
+	QPX_M(wr_set_sge_list, QPX_KW, ", num_sge, sg_list",
+	      "The WR's SGEs."),
+	{ NULL }
+};
+
+static PyGetSetDef qpx_getset[] = {
+	{ "wr_id", qpx_get_field, qpx_set_field,
+	  "The wr_id of the next work requests built.", (void *)0 },
+	{ "wr_flags", qpx_get_field, qpx_set_field,
+	  "The send flags (IBV_SEND_*) of the next work requests built.",
+	  (void *)1 },
+	{ "comp_mask", qpx_get_field, qpx_set_field,
+	  "The comp_mask of the ibv_qp_ex.", (void *)2 },
+	{ "ind_table", qpx_get_ind_table, NULL,
+	  "The RWQ indirection table: None (not implemented yet).", NULL },
+	{ NULL }
+};
+
+static PyType_Slot qpx_slots[] = {
+	{ Py_tp_doc, "QPEx(creator, init_attr, qp_attr=None)\n--\n\n"
+		     "A QP with the ibv_wr_* send API (wr_start(), wr_send(), "
+		     "wr_set_sge(), ..., wr_complete()); init_attr.comp_mask "
+		     "must include IBV_QP_INIT_ATTR_SEND_OPS_FLAGS for it." },
+	{ Py_tp_init, qpx_init },
+	{ Py_tp_methods, qpx_methods },
+	{ Py_tp_getset, qpx_getset },
+	{ Py_tp_traverse, qpx_traverse },
+	{ Py_tp_clear, qpx_clear },
+	{ 0, NULL }
+};
+
+static PyType_Spec qpx_spec = {
+	.name = "pyverbs.qp.QPEx",
+	.basicsize = sizeof(struct pv_qp_ex),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = qpx_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                        */
+/* ------------------------------------------------------------------ */
+
+int pv_qpex_init_types(PyObject *m)
+{
+	if (pv_add_type(m, &databuf_spec, pv.PyverbsCM, &pv.DataBuffer))
+		return -1;
+	return pv_add_type(m, &qpx_spec, pv.QP, &pv.QPEx);
+}
