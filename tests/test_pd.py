@@ -86,3 +86,34 @@ def test_pd_import_needs_imported_context(ctx):
     with pytest.raises(PyverbsUserError):
         pd.unimport()
     pd.close()
+
+
+def test_advise_mr(ctx):
+    """PD.advise_mr(): Soft-RoCE on kernel 6.1 has no ODP, so the kernel
+    refuses every advice with EOPNOTSUPP (the reference says the same);
+    the arguments are checked before the call."""
+    import errno
+    import pyverbs.enums as e
+    from pyverbs.mr import MR
+    from pyverbs.pyverbs_error import PyverbsRDMAError
+    from pyverbs.wr import SGE
+    with PD(ctx) as pd, MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE) as mr:
+        sgl = [SGE(mr.buf, 4096, mr.lkey), SGE(mr.buf, 8, mr.lkey)]
+        for advice in (e._IBV_ADVISE_MR_ADVICE_PREFETCH,
+                       e._IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+                       e._IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT):
+            for flags in (0, e._IBV_ADVISE_MR_FLAG_FLUSH):
+                with pytest.raises(PyverbsRDMAError,
+                                   match='Failed to advise MR') as ex:
+                    pd.advise_mr(advice, flags, sgl)
+                assert ex.value.error_code == errno.EOPNOTSUPP
+        with pytest.raises(TypeError, match=r'sg_list\[1\]'):
+            pd.advise_mr(0, 0, [sgl[0], mr])
+        with pytest.raises(TypeError):
+            pd.advise_mr(0, 0, None)
+        with pytest.raises(OverflowError):
+            pd.advise_mr(0, 2**32, sgl)
+        with pytest.raises(TypeError):
+            pd.advise_mr(advise=0, flags=0)
+    with pytest.raises(PyverbsUserError, match='closed'):
+        pd.advise_mr(0, 0, sgl)

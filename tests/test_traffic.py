@@ -6,6 +6,7 @@ rdma_helpers for why not rxe0 <-> rxe1)."""
 import errno
 import socket
 import struct
+import time
 
 import pytest
 
@@ -15,8 +16,8 @@ from pyverbs.addr import AH
 from pyverbs.qp import DataBuffer, QPAttr, QPEx, QPInitAttrEx
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-from rdma_helpers import (GRH_SIZE, UD_QKEY, End, connect, pair, poll,
-                          recv_wr, send_wr, sge)
+from rdma_helpers import (ALL_ACCESS, GRH_SIZE, UD_QKEY, End, connect, pair,
+                          poll, recv_wr, send_wr, sge)
 
 
 def _pair_fixture(qp_type):
@@ -473,3 +474,85 @@ def test_qpex_without_send_ops(ctx, pd):
             qp.wr_id = 1
         assert qp.ind_table is None
         qp.close()
+
+
+def test_qpex_bind_mw(ctx):
+    """wr_bind_mw(): a type 2 MW bound to the whole MR with remote write
+    access (an RDMA WRITE through its rkey lands), another without it (the
+    same write fails with a remote access error).  (A bound type 2 MW must
+    be invalidated before it is bound again, so each case has its own.)"""
+    from pyverbs.base import inc_rkey
+    from pyverbs.mr import MW, MWBindInfo
+    ops = e.IBV_QP_EX_WITH_BIND_MW | e.IBV_QP_EX_WITH_RDMA_WRITE
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, send_ops_flags=ops,
+                access=ALL_ACCESS | e.IBV_ACCESS_MW_BIND)
+    with a, b, MW(b.pd, e.IBV_MW_TYPE_2) as mw1, \
+            MW(b.pd, e.IBV_MW_TYPE_2) as mw2:
+        # (the MWs are closed first: an MR with a bound MW cannot be
+        # deregistered)
+        for mw, access, data, status in (
+                (mw1, e.IBV_ACCESS_REMOTE_WRITE, b'through the MW',
+                 e.IBV_WC_SUCCESS),
+                (mw2, e.IBV_ACCESS_LOCAL_WRITE, b'refused.......',
+                 e.IBV_WC_REM_ACCESS_ERR)):
+            rkey = inc_rkey(mw.rkey)
+            b.qp.wr_start()
+            b.qp.wr_id = 7
+            b.qp.wr_flags = e.IBV_SEND_SIGNALED
+            b.qp.wr_bind_mw(mw, rkey, MWBindInfo(b.mr, b.mr.buf, b.mr.length,
+                                                 access))
+            b.qp.wr_complete()
+            (wc,) = poll(b.cq)
+            assert (wc.status, wc.wr_id, wc.opcode) == (
+                e.IBV_WC_SUCCESS, 7, e.IBV_WC_BIND_MW)
+            a.mr.write(data, len(data))
+            a.qp.wr_start()
+            a.qp.wr_flags = e.IBV_SEND_SIGNALED
+            a.qp.wr_rdma_write(rkey, b.mr.buf + 8)
+            a.qp.wr_set_sge(sge(a, len(data)))
+            a.qp.wr_complete()
+            wcs = []
+            deadline = time.monotonic() + 10
+            while not wcs and time.monotonic() < deadline:
+                wcs = a.cq.poll()[1]
+            assert [w.status for w in wcs] == [status]
+            if status == e.IBV_WC_SUCCESS:
+                assert b.mr.read(len(data), 8) == data
+
+
+def test_qpex_bind_mw_refused(ctx, ctx2):
+    """wr_bind_mw()'s arguments are checked before the provider sees them:
+    types, a closed MW or MR, an MW or MR of another Context; the MW and MR
+    are held by the batch and a close before wr_complete() aborts it."""
+    from pyverbs.mr import MR, MW, MWBindInfo
+    from pyverbs.pd import PD
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64,
+                send_ops_flags=e.IBV_QP_EX_WITH_BIND_MW,
+                access=ALL_ACCESS | e.IBV_ACCESS_MW_BIND)
+    with a, b, PD(ctx2) as pd2:
+        qp = a.qp
+        mw = MW(a.pd, e.IBV_MW_TYPE_2)
+        info = MWBindInfo(a.mr, a.mr.buf, 64, e.IBV_ACCESS_REMOTE_WRITE)
+        with pytest.raises(PyverbsUserError, match='wr_start'):
+            qp.wr_bind_mw(mw, 1, info)
+        qp.wr_start()
+        with pytest.raises(TypeError, match='an MW'):
+            qp.wr_bind_mw(a.mr, 1, info)
+        with pytest.raises(TypeError, match='MWBindInfo'):
+            qp.wr_bind_mw(mw, 1, a.mr)
+        with pytest.raises(OverflowError):
+            qp.wr_bind_mw(mw, 2**32, info)
+        mw2 = MW(pd2, e.IBV_MW_TYPE_2)
+        with pytest.raises(PyverbsUserError, match='another Context'):
+            qp.wr_bind_mw(mw2, 1, info)
+        mr2 = MR(pd2, 64, ALL_ACCESS | e.IBV_ACCESS_MW_BIND)
+        with pytest.raises(PyverbsUserError, match='another Context'):
+            qp.wr_bind_mw(mw, 1, MWBindInfo(mr2, mr2.buf, 64, 0))
+        mw2.close()
+        with pytest.raises(PyverbsUserError, match='closed'):
+            qp.wr_bind_mw(mw2, 1, info)
+        qp.wr_bind_mw(mw, mw.rkey + 1, info)
+        mw.close()
+        with pytest.raises(PyverbsUserError, match='MW given to wr_bind_mw'):
+            qp.wr_complete()
+        assert a.cq.poll()[0] == 0

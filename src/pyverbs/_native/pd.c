@@ -122,7 +122,75 @@ static PyObject *pd_unimport(PyObject *obj, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
+/*
+ * ibv_advise_mr(): prefetch (part of) ODP MRs, given as SGEs.  With
+ * IBV_ADVISE_MR_FLAG_FLUSH it waits for the pages to be mapped, so the
+ * GIL is released (the PD is marked busy meanwhile).  Returns errno.
+ */
+static PyObject *pd_advise_mr(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "advise", "flags", "sg_list", NULL };
+	struct pv_pd *self = (struct pv_pd *)obj;
+	PyObject *list, *seq;
+	struct ibv_sge *sges;
+	unsigned int advise;
+	uint32_t flags;
+	Py_ssize_t i, n;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O:advise_mr", kwlist,
+					 pv_conv_uint, &advise, pv_conv_u32,
+					 &flags, &list))
+		return NULL;
+	if (pv_check_open(&self->obj))
+		return NULL;
+	seq = PySequence_Fast(list, "sg_list must be a list of SGEs");
+	if (!seq)
+		return NULL;
+	n = PySequence_Fast_GET_SIZE(seq);
+	if (n > UINT32_MAX) {
+		Py_DECREF(seq);
+		return pv_raise_user("sg_list holds too many SGEs");
+	}
+	sges = PyMem_Calloc(n, sizeof(*sges));
+	if (!sges) {
+		Py_DECREF(seq);
+		return PyErr_NoMemory();
+	}
+	for (i = 0; i < n; i++) {
+		PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+
+		if (!pv_type_ok(it, pv.SGE)) {
+			PyErr_Format(PyExc_TypeError, "sg_list[%zd] must be an "
+				     "SGE, not %.100s", i, Py_TYPE(it)->tp_name);
+			goto fail;
+		}
+		sges[i] = ((struct pv_sge *)it)->sge;
+	}
+	pv_busy_enter(&self->obj);
+	Py_BEGIN_ALLOW_THREADS
+	rc = ibv_advise_mr(self->pd, advise, flags, sges, (uint32_t)n);
+	Py_END_ALLOW_THREADS
+	pv_busy_leave(&self->obj);
+	PyMem_Free(sges);
+	Py_DECREF(seq);
+	if (rc)		/* returns errno */
+		return pv_raise_rc(rc, "ibv_advise_mr", "Failed to advise MR");
+	return PyLong_FromLong(0);
+fail:
+	PyMem_Free(sges);
+	Py_DECREF(seq);
+	return NULL;
+}
+
 static PyMethodDef pd_methods[] = {
+	{ "advise_mr", (PyCFunction)(void (*)(void))pd_advise_mr,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "advise_mr($self, advise, flags, sg_list)\n--\n\n"
+	  "Give the device advice about ODP MRs (ibv_advise_mr): advise is "
+	  "_IBV_ADVISE_MR_ADVICE_PREFETCH(_WRITE/_NO_FAULT), flags "
+	  "_IBV_ADVISE_MR_FLAG_FLUSH (wait until done) or 0, sg_list a list "
+	  "of SGEs naming the ranges (lkeys of ODP MRs).  Returns 0." },
 	{ "unimport", pd_unimport, METH_NOARGS,
 	  "unimport($self, /)\n--\n\n"
 	  "Release an imported PD without destroying it (ibv_unimport_pd)." },

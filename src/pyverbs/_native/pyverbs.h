@@ -125,6 +125,15 @@ static inline struct pv_obj *pv_obj_parent(struct pv_obj *o, int i)
 	return i < o->nparents ? o->parents[i].parent : NULL;
 }
 
+/* The root of o's parents (following parents[0]: the Context of an open
+ * object). */
+static inline struct pv_obj *pv_obj_root(struct pv_obj *o)
+{
+	while (o->nparents)
+		o = o->parents[0].parent;
+	return o;
+}
+
 /* Is 'anc' a parent, grand-parent, ... of o (used for "same Context"
  * checks). */
 int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc);
@@ -789,14 +798,15 @@ int pv_qp_clear(PyObject *obj);
 /*
  * qp.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the
  * QP was created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS.  Between wr_start()
- * and wr_complete()/wr_abort() in_wr is set and ahs (a list) holds the AHs
- * given to wr_set_ud_addr(), checked still open before wr_complete().
+ * and wr_complete()/wr_abort() in_wr is set and held (a list) holds the AHs
+ * given to wr_set_ud_addr() and the MWs and MRs given to wr_bind_mw(),
+ * checked still open before wr_complete().
  */
 struct pv_qp_ex {
 	struct pv_qp qp;
 	struct ibv_qp_ex *qpx;
 	int in_wr;
-	PyObject *ahs;
+	PyObject *held;
 };
 
 #endif /* PYVERBS_H */

@@ -77,7 +77,7 @@ static PyType_Spec databuf_spec = {
 static void qpx_end_batch(struct pv_qp_ex *self)
 {
 	self->in_wr = 0;
-	Py_CLEAR(self->ahs);
+	Py_CLEAR(self->held);
 }
 
 /* ibv_wr_start() takes a lock in some providers (rxe): a batch left open
@@ -201,14 +201,20 @@ static PyObject *qpx_wr_complete(PyObject *obj, PyObject *unused)
 
 	if (!qpx)
 		return NULL;
-	for (i = 0; self->ahs && i < PyList_GET_SIZE(self->ahs); i++)
-		if (PV_OBJ(PyList_GET_ITEM(self->ahs, i))->closed) {
-			ibv_wr_abort(qpx);
-			qpx_end_batch(self);
-			return pv_raise_user("An AH given to wr_set_ud_addr() "
-					     "was closed: the batch is "
-					     "aborted");
-		}
+	for (i = 0; self->held && i < PyList_GET_SIZE(self->held); i++) {
+		PyObject *o = PyList_GET_ITEM(self->held, i);
+
+		if (!PV_OBJ(o)->closed)
+			continue;
+		ibv_wr_abort(qpx);
+		qpx_end_batch(self);
+		return pv_raise_user("The %s given to %s() was closed: the "
+				     "batch is aborted",
+				     pv_type_ok(o, pv.AH) ? "AH" :
+				     pv_type_ok(o, pv.MW) ? "MW" : "MR",
+				     pv_type_ok(o, pv.AH) ? "wr_set_ud_addr" :
+				     "wr_bind_mw");
+	}
 	rc = ibv_wr_complete(qpx);	/* returns errno */
 	qpx_end_batch(self);
 	if (rc)
@@ -462,12 +468,63 @@ static PyObject *qpx_wr_flush(PyObject *obj, PyObject *args, PyObject *kw)
 #endif
 }
 
+/* Keep o alive, and checked open at wr_complete(), for this batch. */
+static int qpx_hold(struct pv_qp_ex *self, PyObject *o)
+{
+	if (!self->held && !(self->held = PyList_New(0)))
+		return -1;
+	return PyList_Append(self->held, o);
+}
+
+/* o if it is a tp (named 'an_tp' in messages), open and of the QP's
+ * Context; else NULL with an exception set. */
+static struct pv_obj *qpx_same_ctx(struct pv_qp_ex *self, PyObject *o,
+				   PyTypeObject *tp, const char *what,
+				   const char *an_tp)
+{
+	if (!pv_type_ok(o, tp)) {
+		PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s",
+			     what, an_tp, Py_TYPE(o)->tp_name);
+		return NULL;
+	}
+	if (pv_check_open(PV_OBJ(o)))
+		return NULL;
+	if (!pv_obj_descends_from(PV_OBJ(o), pv_obj_root(&self->qp.obj))) {
+		pv_raise_user("The %s belongs to another Context than the QP",
+			      what);
+		return NULL;
+	}
+	return PV_OBJ(o);
+}
+
+/*
+ * ibv_wr_bind_mw(): bind a type 2 memory window to (part of) an MR and
+ * give it the new rkey.  The MW and the MR are held until the batch ends
+ * and checked still open before ibv_wr_complete().
+ */
 static PyObject *qpx_wr_bind_mw(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	if (!qpx_batch(obj))
+	static char *kwlist[] = { "mw", "rkey", "bind_info", NULL };
+	struct pv_qp_ex *self = QPX(obj);
+	struct ibv_mw_bind_info info;
+	PyObject *mwo, *infoo;
+	struct pv_obj *mw;
+	uint32_t rkey;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O:wr_bind_mw", kwlist,
+					 &mwo, pv_conv_u32, &rkey, &infoo))
 		return NULL;
-	return pv_raise_user("QPEx.wr_bind_mw(): memory windows are not "
-			     "implemented in this version of pyverbs-c");
+	if (!qpx_batch(obj) ||
+	    !(mw = qpx_same_ctx(self, mwo, pv.MW, "mw", "an MW")) ||
+	    pv_mw_bind_info_get(infoo, &info) ||
+	    !qpx_same_ctx(self, ((struct pv_mw_bind_info *)infoo)->mr, pv.MR,
+			  "bind_info's MR", "an MR"))
+		return NULL;
+	if (qpx_hold(self, mwo) ||
+	    qpx_hold(self, ((struct pv_mw_bind_info *)infoo)->mr))
+		return NULL;
+	QPX_CALL(obj, wr_bind_mw, ((struct pv_mw *)mw)->mw, rkey, &info);
+	Py_RETURN_NONE;
 }
 
 static PyObject *qpx_wr_set_ud_addr(PyObject *obj, PyObject *args,
@@ -489,11 +546,8 @@ static PyObject *qpx_wr_set_ud_addr(PyObject *obj, PyObject *args,
 		return NULL;
 	}
 	ah = (struct pv_ah *)aho;
-	if (!qpx_batch(obj) || pv_check_open(&ah->obj))
-		return NULL;
-	if (!self->ahs && !(self->ahs = PyList_New(0)))
-		return NULL;
-	if (PyList_Append(self->ahs, aho))
+	if (!qpx_batch(obj) || pv_check_open(&ah->obj) ||
+	    qpx_hold(self, aho))
 		return NULL;
 	QPX_CALL(obj, wr_set_ud_addr, ah->ah, qpn, qkey);
 	Py_RETURN_NONE;
@@ -715,14 +769,14 @@ static PyObject *qpx_get_ind_table(PyObject *obj, void *c)
 
 static int qpx_traverse(PyObject *obj, visitproc visit, void *arg)
 {
-	Py_VISIT(QPX(obj)->ahs);
+	Py_VISIT(QPX(obj)->held);
 	return pv_qp_traverse(obj, visit, arg);
 }
 
 static int qpx_clear(PyObject *obj)
 {
 	pv_qp_clear(obj);	/* closes first: aborts an open batch */
-	Py_CLEAR(QPX(obj)->ahs);
+	Py_CLEAR(QPX(obj)->held);
 	return 0;
 }
 
@@ -757,7 +811,8 @@ static PyMethodDef qpx_methods[] = {
 	QPX_M(wr_flush, QPX_KW, ", rkey, remote_addr, length, ptype, level",
 	      "A FLUSH (rdma-core 45 and later)."),
 	QPX_M(wr_bind_mw, QPX_KW, ", mw, rkey, bind_info",
-	      "Bind a memory window (not implemented yet)."),
+	      "Bind a type 2 memory window (ibv_wr_bind_mw) to bind_info's "
+	      "MR range, giving it the new rkey (see pyverbs.base.inc_rkey)."),
 	QPX_M(wr_local_inv, QPX_KW, ", invalidate_rkey",
 	      "A local invalidate."),
 	QPX_M(wr_set_ud_addr, QPX_KW, ", ah, remote_qpn, remote_rkey",
