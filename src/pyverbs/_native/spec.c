@@ -35,10 +35,10 @@ enum spec_kind {
 	SK_IPV6,	/* uint8_t[16], 'a0a1::a2a3' */
 };
 
-static const size_t sk_size[] = {
-	[SK_U8] = 1, [SK_BE16] = 2, [SK_BE32] = 4,
-	[SK_MAC] = 6, [SK_IPV4] = 4, [SK_IPV6] = 16,
-};
+/* The C size of a field of kind k (a constant expression). */
+#define SK_SIZE(k)                                                      \
+	((k) == SK_U8 ? 1 : (k) == SK_BE16 ? 2 : (k) == SK_MAC ? 6 :    \
+	 (k) == SK_IPV6 ? 16 : 4)
 
 static const char *const sk_doc[] = {
 	[SK_U8] = "An 8-bit field (int).",
@@ -76,9 +76,7 @@ struct spec_prop {
 #define SPEC_FIELD(sp, member, kind, defmask)                           \
 	{ #member, SPEC_OFF(sp, val, member) + SPEC_BUILD_BUG_ON_ZERO(   \
 		sizeof(((struct pv_spec *)0)->spec.sp.val.member) !=    \
-		(kind == SK_U8 ? 1 : kind == SK_BE16 ? 2 :              \
-		 kind == SK_MAC ? 6 : kind == SK_IPV6 ? 16 : 4)),       \
-	  kind, 0, defmask },                                           \
+		SK_SIZE(kind)), kind, 0, defmask },                     \
 	{ #member "_mask", SPEC_OFF(sp, mask, member), kind, 1, 0 }
 #define SPEC_END { NULL }
 
@@ -291,7 +289,7 @@ static void prop_full_mask(const struct spec_prop *p, void *dst)
 		*(uint32_t *)dst = htonl(p->defmask);
 		break;
 	default:	/* byte arrays */
-		memset(dst, 0xff, sk_size[p->kind]);
+		memset(dst, 0xff, SK_SIZE(p->kind));
 	}
 }
 
@@ -339,7 +337,7 @@ static int spec_prop_set(PyObject *self, PyObject *v, void *closure)
 
 	if (pv_refuse_delete(v, p->name) || prop_convert(p, v, tmp))
 		return -1;
-	memcpy(prop_ptr(self, p), tmp, sk_size[p->kind]);
+	memcpy(prop_ptr(self, p), tmp, SK_SIZE(p->kind));
 	return 0;
 }
 
@@ -444,19 +442,35 @@ static int spec_fill(struct pv_spec *self, const struct spec_desc *d,
 	return 0;
 }
 
+/*
+ * The constructor of every kind: the arguments of d's keyword list (the
+ * spec type first when d->type is 0, which must be IBV_FLOW_SPEC_TCP or
+ * _UDP: TcpUdpSpec), then spec_fill().  SPEC_MAX_KW pointers are passed:
+ * spec_add_type() makes sure no keyword list is longer.
+ */
 static int spec_init(PyObject *self, PyObject *args, PyObject *kw,
 		     struct spec_desc *d)
 {
-	PyObject *vals[SPEC_MAX_KW] = { NULL };
+	PyObject *a[SPEC_MAX_KW] = { NULL }, **vals = a;
+	int64_t type = d->type;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, d->fmt, d->kwlist,
-					 &vals[0], &vals[1], &vals[2],
-					 &vals[3], &vals[4], &vals[5],
-					 &vals[6], &vals[7], &vals[8],
-					 &vals[9], &vals[10], &vals[11],
-					 &vals[12]))
+					 &a[0], &a[1], &a[2], &a[3], &a[4],
+					 &a[5], &a[6], &a[7], &a[8], &a[9],
+					 &a[10], &a[11], &a[12], &a[13],
+					 &a[14], &a[15]))
 		return -1;
-	return spec_fill((struct pv_spec *)self, d, d->type, vals);
+	if (!d->type) {
+		vals++;
+		if (pv_to_i64(a[0], INT64_MIN, INT64_MAX, &type, "spec_type"))
+			return -1;
+		if (type != IBV_FLOW_SPEC_TCP && type != IBV_FLOW_SPEC_UDP) {
+			pv_raise_error("Spec type must be IBV_FLOW_SPEC_TCP or "
+				       "IBV_FLOW_SPEC_UDP");
+			return -1;
+		}
+	}
+	return spec_fill((struct pv_spec *)self, d, type, vals);
 }
 
 static int eth_init(PyObject *self, PyObject *args, PyObject *kw)
@@ -474,25 +488,9 @@ static int ipv6_init(PyObject *self, PyObject *args, PyObject *kw)
 	return spec_init(self, args, kw, &ipv6_desc);
 }
 
-/* TcpUdpSpec takes the spec type first: IBV_FLOW_SPEC_TCP or _UDP. */
 static int tcp_udp_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-	struct spec_desc *d = &tcp_udp_desc;
-	PyObject *vals[SPEC_MAX_KW] = { NULL }, *type_obj;
-	int64_t type;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, d->fmt, d->kwlist,
-					 &type_obj, &vals[0], &vals[1],
-					 &vals[2], &vals[3], &vals[4]))
-		return -1;
-	if (pv_to_i64(type_obj, INT64_MIN, INT64_MAX, &type, "spec_type"))
-		return -1;
-	if (type != IBV_FLOW_SPEC_TCP && type != IBV_FLOW_SPEC_UDP) {
-		pv_raise_error("Spec type must be IBV_FLOW_SPEC_TCP or "
-			       "IBV_FLOW_SPEC_UDP");
-		return -1;
-	}
-	return spec_fill((struct pv_spec *)self, d, type, vals);
+	return spec_init(self, args, kw, &tcp_udp_desc);
 }
 
 #define SPEC_TYPE(prefix, pyname, doc)                                  \
@@ -553,6 +551,8 @@ static int spec_add_type(PyObject *m, PyType_Spec *spec,
 	for (n = 0; d->props[n].name; n++)
 		;
 	d->nprops = n;
+	/* the fields, is_inner, the spec type: no more than spec_init()
+	 * parses, and a NULL after them */
 	if (n + 2 >= SPEC_MAX_KW) {
 		PyErr_SetString(PyExc_SystemError, "spec table too long");
 		return -1;
