@@ -455,6 +455,16 @@ struct pv_state {
 	PyTypeObject *MW;
 	PyTypeObject *MWBindInfo;
 	PyTypeObject *MWBind;
+	/* spec.c */
+	PyTypeObject *Spec;
+	PyTypeObject *EthSpec;
+	PyTypeObject *Ipv4ExtSpec;
+	PyTypeObject *Ipv6Spec;
+	PyTypeObject *TcpUdpSpec;
+	/* flow.c */
+	PyTypeObject *FlowAttr;
+	PyTypeObject *Flow;
+	PyTypeObject *FlowAction;
 };
 
 extern struct pv_state pv;
@@ -483,6 +493,8 @@ int pv_wr_init_types(PyObject *m);
 int pv_qp_attr_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
 int pv_qpex_init_types(PyObject *m);
+int pv_spec_init_types(PyObject *m);
+int pv_flow_init_types(PyObject *m);	/* after spec and qp */
 int pv_enums_init(PyObject *m);
 int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 
@@ -807,6 +819,19 @@ struct pv_qp_ex {
 	struct ibv_qp_ex *qpx;
 	int in_wr;
 	PyObject *held;
+};
+
+/*
+ * spec.c: the C spec (type, size, value and mask) of o, an initialised
+ * Spec; else NULL with TypeError (not a Spec) or PyverbsUserError (no
+ * concrete constructor ran).  Valid while o is alive.
+ */
+const struct ibv_flow_spec *pv_spec_data(PyObject *o);
+
+/* flow.c: the base of the providers' flow actions */
+struct pv_flow_action {
+	PyObject_HEAD
+	struct ibv_flow_action *action;	/* NULL in the base class */
 };
 
 #endif /* PYVERBS_H */
