@@ -58,8 +58,6 @@ MISSING = {
     'pyverbs.srq': ('OpsWr', 'SRQ', 'SrqAttr', 'SrqInitAttr',
                     'SrqInitAttrEx'),
     'pyverbs.xrcd': ('XRCD', 'XRCDInitAttr'),
-    'pyverbs.wq': ('RwqIndTable', 'RwqIndTableInitAttr', 'RxHashConf', 'WQ',
-                   'WQAttr', 'WQInitAttr'),
     'pyverbs.flow': ('Flow', 'FlowAction', 'FlowAttr'),
     'pyverbs.spec': ('EthSpec', 'Ipv4ExtSpec', 'Ipv6Spec', 'Spec',
                      'TcpUdpSpec'),
