@@ -436,13 +436,16 @@ static PyObject *obj_child_of(PyObject *m, PyObject *args)
 	Py_ssize_t n = PyTuple_GET_SIZE(args), i;
 	struct pv_obj *o;
 
-	for (i = 0; i < n; i++)
-		if (!pv_type_ok(PyTuple_GET_ITEM(args, i), pv.PyverbsCM)) {
+	for (i = 0; i < n; i++) {
+		PyObject *p = PyTuple_GET_ITEM(args, i);
+
+		if (!pv_type_ok(p, pv.PyverbsCM)) {
 			PyErr_Format(PyExc_TypeError, "parent %zd is not a "
 				     "PyverbsCM but %.100s", i,
-				     Py_TYPE(PyTuple_GET_ITEM(args, i))->tp_name);
+				     Py_TYPE(p)->tp_name);
 			return NULL;
 		}
+	}
 	o = PV_OBJ(PyObject_CallNoArgs((PyObject *)pv.PyverbsCM));
 	if (!o)
 		return NULL;

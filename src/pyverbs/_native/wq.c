@@ -279,14 +279,15 @@ static int wq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	ia->attr.wq_context = self;
 	ia->attr.pd = ((struct pv_pd *)links[1])->pd;
 	ia->attr.cq = ((struct pv_cq *)links[2])->cq;
+	/* NULL + errno; writes the actual max_wr and max_sge back */
 	self->wq = ibv_create_wq(((struct pv_context *)ctx)->ctx, &ia->attr);
+	if (!self->wq)
+		pv_raise_errno("ibv_create_wq", "Failed to create WQ");
 	ia->attr.wq_context = NULL;
 	ia->attr.pd = NULL;
 	ia->attr.cq = NULL;
-	if (!self->wq) {
-		pv_raise_errno("ibv_create_wq", "Failed to create WQ");
+	if (!self->wq)
 		return -1;
-	}
 	for (i = 0; i < 3; i++)
 		if (pv_obj_link(&self->obj, links[i])) {
 			wq_destroy(&self->obj);
@@ -667,12 +668,12 @@ static int rit_init(PyObject *obj, PyObject *args, PyObject *kw)
 		tbl[i] = WQ(PyList_GET_ITEM(wqs, i))->wq;
 	ia->attr.ind_tbl = tbl;
 	self->tbl = ibv_create_rwq_ind_table(((struct pv_context *)ctx)->ctx,
-					     &ia->attr);
-	ia->attr.ind_tbl = NULL;
-	PyMem_Free(tbl);
+					     &ia->attr);	/* NULL + errno */
 	if (!self->tbl)
 		pv_raise_errno("ibv_create_rwq_ind_table",
 			       "Failed to create RwqIndTable");
+	ia->attr.ind_tbl = NULL;
+	PyMem_Free(tbl);
 	/* Link the Context, then each distinct WQ once (clearing marks). */
 	if (self->tbl && pv_obj_link(&self->obj, ctx))
 		err = 1;
@@ -949,8 +950,8 @@ int pv_rx_hash_conf_get(PyObject *o, struct ibv_rx_hash_conf *out)
 	Py_ssize_t have;
 
 	if (!pv_type_ok(o, pv.RxHashConf)) {
-		PyErr_Format(PyExc_TypeError, "hash_conf must be an RxHashConf, "
-			     "not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError, "hash_conf must be an "
+			     "RxHashConf, not %.100s", Py_TYPE(o)->tp_name);
 		return -1;
 	}
 	self = RHC(o);
