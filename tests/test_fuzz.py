@@ -24,7 +24,7 @@ BAD = [None, -1, -2**63, 2**31, 2**32, 2**64, 1.5, float('nan'), 'x',
 MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
            'pyverbs.cq', 'pyverbs.qp', 'pyverbs.addr', 'pyverbs.wr',
            'pyverbs.xrcd', 'pyverbs.base', 'pyverbs.utils', 'pyverbs.enums',
-           'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec']
+           'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec', 'pyverbs.wq']
 
 # Calls that block by design (they wait for an event) are not fuzzed with
 # values that could be valid.

@@ -58,8 +58,6 @@ MISSING = {
     'pyverbs.srq': ('OpsWr', 'SRQ', 'SrqAttr', 'SrqInitAttr',
                     'SrqInitAttrEx'),
     'pyverbs.xrcd': ('XRCD', 'XRCDInitAttr'),
-    'pyverbs.wq': ('RwqIndTable', 'RwqIndTableInitAttr', 'RxHashConf', 'WQ',
-                   'WQAttr', 'WQInitAttr'),
     'pyverbs.cmid': ('AddrInfo', 'CMEvent', 'CMEventChannel', 'CMID',
                      'ConnParam', 'JoinMCAttrEx', 'UDParam'),
     'pyverbs.dmabuf': ('DmaBuf',),

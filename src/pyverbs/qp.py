@@ -20,9 +20,14 @@ Differences from upstream pyverbs, all additive:
   created for, a call outside wr_start()..wr_complete(), a second
   wr_start(), an AH closed before wr_complete(); inline data and TSO
   headers are copied from their address through a fault-safe read.
-- SRQ, XRCD, RWQ indirection tables, RX hash configurations and memory
-  windows are not implemented yet: the init attributes accept only None
-  for them, and wr_bind_mw() raises PyverbsUserError.
+- SRQ, XRCD and memory windows are not implemented yet: the init
+  attributes accept only None for them, and wr_bind_mw() raises
+  PyverbsUserError.
+- An RSS QP (comp_mask IBV_QP_INIT_ATTR_IND_TABLE / _RX_HASH) needs the
+  ind_table / hash_conf the mask names, and no CQ; its RwqIndTable must be
+  open and of the QP's Context, and becomes a parent of the QP.  The
+  RxHashConf is read when the QP is created (upstream: when the
+  QPInitAttrEx is made).  QPEx.ind_table is the table (None once closed).
 """
 from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
                             ECE, DataBuffer)

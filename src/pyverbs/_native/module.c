@@ -62,7 +62,8 @@ static int verbs_exec(PyObject *m)
 	    pv_cq_init_types(m) ||
 	    pv_wr_init_types(m) || pv_qp_attr_init_types(m) ||
 	    pv_qp_init_types(m) || pv_qpex_init_types(m) ||
-	    pv_spec_init_types(m) || pv_flow_init_types(m) || pv_enums_init(m))
+	    pv_wq_init_types(m) || pv_spec_init_types(m) ||
+	    pv_flow_init_types(m) || pv_enums_init(m))
 		return -1;
 	initialised = 1;
 	return 0;

@@ -8,6 +8,10 @@
  * - close() is idempotent: it closes the children first (newest first), then
  *   calls destroy() (the ibv_destroy_* of the object), then unlinks from the
  *   parents and drops their references.
+ * - The number of parents is not bounded: beyond the PV_MAX_PARENTS slots
+ *   in place, an object reserves a heap array of links up front
+ *   (pv_obj_reserve_parents(); an RSS indirection table is a child of each
+ *   of its WQs).  Those links behave exactly as the others.
  * - The finalizer calls close() and reports failures as unraisable; it never
  *   raises.  Because a parent's list is not a weak registry, a parent that is
  *   collected as cyclic garbage still finds its children: PEP 442 runs every
@@ -44,11 +48,20 @@ static inline void list_del(struct pv_list *n)
 	((struct pv_parent_link *)((char *)(n) - \
 				   offsetof(struct pv_parent_link, node)))
 
+/* Free the extra links; none may be in use. */
+static void free_xparents(struct pv_obj *o)
+{
+	PyMem_Free(o->xparents);
+	o->xparents = NULL;
+	o->nxparents = 0;
+}
+
 void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy)
 {
 	o->destroy = destroy;
 	list_init(&o->children);
 	o->nparents = 0;
+	free_xparents(o);	/* tp_alloc zeroed it, or a past life's */
 	o->closed = 1;
 	o->closing = 0;
 	o->busy = 0;
@@ -60,12 +73,12 @@ int pv_obj_link(struct pv_obj *child, struct pv_obj *parent)
 
 	if (pv_check_open(parent))
 		return -1;
-	if (child->nparents >= PV_MAX_PARENTS) {
+	if (child->nparents >= PV_MAX_PARENTS + child->nxparents) {
 		pv_raise_error("%s: too many parent objects",
 			       Py_TYPE(child)->tp_name);
 		return -1;
 	}
-	l = &child->parents[child->nparents++];
+	l = pv_obj_link_at(child, child->nparents++);
 	Py_INCREF(parent);
 	l->parent = parent;
 	l->self = child;
@@ -73,13 +86,39 @@ int pv_obj_link(struct pv_obj *child, struct pv_obj *parent)
 	return 0;
 }
 
+int pv_obj_reserve_parents(struct pv_obj *o, size_t n)
+{
+	if (o->nparents) {
+		pv_raise_error("%s: parents reserved after linking",
+			       Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	free_xparents(o);
+	if (n <= PV_MAX_PARENTS)
+		return 0;
+	if (n - PV_MAX_PARENTS > UINT_MAX - PV_MAX_PARENTS) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	o->xparents = PyMem_Calloc(n - PV_MAX_PARENTS,
+				   sizeof(*o->xparents));
+	if (!o->xparents) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	o->nxparents = (unsigned int)(n - PV_MAX_PARENTS);
+	return 0;
+}
+
 int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent)
 {
-	struct pv_parent_link *l = &child->parents[slot];
-	struct pv_obj *old = l->parent;
+	struct pv_parent_link *l;
+	struct pv_obj *old;
 
-	if (slot >= child->nparents)
+	if (slot < 0 || (unsigned int)slot >= child->nparents)
 		return (pv_raise_error("bad parent slot"), -1);
+	l = pv_obj_link_at(child, slot);
+	old = l->parent;
 	if (pv_check_open(parent))
 		return -1;
 	list_del(&l->node);
@@ -92,12 +131,12 @@ int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent)
 
 int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc)
 {
-	int i;
+	unsigned int i;
 
 	if (o == anc)
 		return 1;
 	for (i = 0; i < o->nparents; i++)
-		if (pv_obj_descends_from(o->parents[i].parent, anc))
+		if (pv_obj_descends_from(pv_obj_link_at(o, i)->parent, anc))
 			return 1;
 	return 0;
 }
@@ -110,19 +149,23 @@ int pv_check_open_slow(struct pv_obj *o)
 
 static void unlink_parents(struct pv_obj *o)
 {
-	struct pv_obj *parents[PV_MAX_PARENTS];
-	int i, n = o->nparents;
+	struct pv_parent_link fixed[PV_MAX_PARENTS], *x = o->xparents;
+	unsigned int i, n = o->nparents;
 
 	/* Unlink all first, then release: a DECREF may free a parent, whose
-	 * own close must not find us in its list any more. */
-	for (i = 0; i < n; i++) {
-		list_del(&o->parents[i].node);
-		parents[i] = o->parents[i].parent;
-		o->parents[i].parent = NULL;
-	}
-	o->nparents = 0;
+	 * own close must not find us in its list any more.  The links are
+	 * taken out of the object too, so that code run by a DECREF sees an
+	 * object with no parents (and may even link it again). */
 	for (i = 0; i < n; i++)
-		Py_DECREF(parents[i]);
+		list_del(&pv_obj_link_at(o, i)->node);
+	memcpy(fixed, o->parents, sizeof(fixed));
+	o->nparents = 0;
+	o->xparents = NULL;
+	o->nxparents = 0;
+	for (i = 0; i < n; i++)
+		Py_DECREF(i < PV_MAX_PARENTS ? fixed[i].parent :
+			  x[i - PV_MAX_PARENTS].parent);
+	PyMem_Free(x);
 }
 
 int pv_close(struct pv_obj *o)
@@ -172,12 +215,12 @@ int pv_close(struct pv_obj *o)
 
 int pv_obj_traverse(struct pv_obj *o, visitproc visit, void *arg)
 {
-	int i;
+	unsigned int i;
 
 	Py_VISIT(Py_TYPE(o));
 	Py_VISIT(o->dict);
 	for (i = 0; i < o->nparents; i++)
-		Py_VISIT(o->parents[i].parent);
+		Py_VISIT(pv_obj_link_at(o, i)->parent);
 	return 0;
 }
 
@@ -195,6 +238,8 @@ int pv_obj_clear(struct pv_obj *o)
 		if (o->nparents)
 			unlink_parents(o);
 	}
+	if (!o->nparents)
+		free_xparents(o);	/* reserved, never used */
 	Py_CLEAR(o->dict);
 	return 0;
 }
@@ -380,9 +425,54 @@ static PyType_Spec cm_spec = {
 	.slots = cm_slots,
 };
 
+/*
+ * _child_of(*parents): a new open PyverbsCM that owns no resource, linked
+ * as a child to each of parents (open handle objects, in any number; one
+ * may appear more than once).  It lets the tests exercise the protocol
+ * (many parents, cascading close, collection) without a device.
+ */
+static PyObject *obj_child_of(PyObject *m, PyObject *args)
+{
+	Py_ssize_t n = PyTuple_GET_SIZE(args), i;
+	struct pv_obj *o;
+
+	for (i = 0; i < n; i++) {
+		PyObject *p = PyTuple_GET_ITEM(args, i);
+
+		if (!pv_type_ok(p, pv.PyverbsCM)) {
+			PyErr_Format(PyExc_TypeError, "parent %zd is not a "
+				     "PyverbsCM but %.100s", i,
+				     Py_TYPE(p)->tp_name);
+			return NULL;
+		}
+	}
+	o = PV_OBJ(PyObject_CallNoArgs((PyObject *)pv.PyverbsCM));
+	if (!o)
+		return NULL;
+	if (pv_obj_reserve_parents(o, n))
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (pv_obj_link(o, PV_OBJ(PyTuple_GET_ITEM(args, i))))
+			goto fail;
+	pv_obj_opened(o);
+	return (PyObject *)o;
+fail:
+	Py_DECREF(o);	/* never opened: its finalizer drops the links */
+	return NULL;
+}
+
+static PyMethodDef obj_functions[] = {
+	{ "_child_of", obj_child_of, METH_VARARGS,
+	  "_child_of($module, /, *parents)\n--\n\n"
+	  "A new open PyverbsCM owning nothing, a child of each of parents "
+	  "(for the tests of the lifetime protocol)." },
+	{ NULL }
+};
+
 int pv_object_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &pobj_spec, NULL, &pv.PyverbsObject))
+	if (pv_add_type(m, &pobj_spec, NULL, &pv.PyverbsObject) ||
+	    pv_add_type(m, &cm_spec, pv.PyverbsObject, &pv.PyverbsCM))
 		return -1;
-	return pv_add_type(m, &cm_spec, pv.PyverbsObject, &pv.PyverbsCM);
+	return PyModule_AddFunctions(m, obj_functions);
 }

@@ -52,6 +52,14 @@ struct pv_parent_link {
 	struct pv_list node;	/* in parent->children */
 };
 
+/*
+ * Every object has PV_MAX_PARENTS parent slots in place.  An object with
+ * more parents (an RSS indirection table has one per WQ, a QP may have six)
+ * reserves room for all of them with pv_obj_reserve_parents() before its
+ * first link: the extra links live in one heap array (xparents) that is
+ * never reallocated while linked, since the parents' lists point into it.
+ * Links are numbered 0..nparents-1 across both (pv_obj_link_at()).
+ */
 #define PV_MAX_PARENTS 5
 
 /*
@@ -71,7 +79,9 @@ struct pv_obj {
 	pv_destroy_fn destroy;
 	struct pv_list children;
 	struct pv_parent_link parents[PV_MAX_PARENTS];
-	unsigned char nparents;
+	struct pv_parent_link *xparents;	/* links PV_MAX_PARENTS.. */
+	unsigned int nxparents;	/* room in xparents */
+	unsigned int nparents;	/* links in use, both arrays */
 	unsigned char closed;	/* close() has completed, or never opened */
 	unsigned char closing;	/* close() is cascading through children */
 	int busy;		/* blocking calls running with the GIL released */
@@ -94,6 +104,16 @@ static inline void pv_obj_opened(struct pv_obj *o)
 /* Link child to parent: takes a strong reference to parent.  Fails (user
  * error) when the parent is closed or the parent slots are exhausted. */
 int pv_obj_link(struct pv_obj *child, struct pv_obj *parent);
+/* Make room for n links in all, before the first link (nparents == 0);
+ * nothing to do for n <= PV_MAX_PARENTS.  Returns 0 or -1 (MemoryError). */
+int pv_obj_reserve_parents(struct pv_obj *o, size_t n);
+/* Link i (i < nparents) */
+static inline struct pv_parent_link *pv_obj_link_at(struct pv_obj *o,
+						    unsigned int i)
+{
+	return i < PV_MAX_PARENTS ? &o->parents[i] :
+				    &o->xparents[i - PV_MAX_PARENTS];
+}
 
 /* Close children (newest first), destroy, then drop the parent links.
  * Idempotent.  Returns 0 or -1 with an exception set. */
@@ -122,7 +142,8 @@ int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent);
 /* The parent linked in slot i, or NULL. */
 static inline struct pv_obj *pv_obj_parent(struct pv_obj *o, int i)
 {
-	return i < o->nparents ? o->parents[i].parent : NULL;
+	return i >= 0 && (unsigned int)i < o->nparents ?
+		pv_obj_link_at(o, i)->parent : NULL;
 }
 
 /* The root of o's parents (following parents[0]: the Context of an open
@@ -465,6 +486,13 @@ struct pv_state {
 	PyTypeObject *FlowAttr;
 	PyTypeObject *Flow;
 	PyTypeObject *FlowAction;
+	/* wq.c */
+	PyTypeObject *WQInitAttr;
+	PyTypeObject *WQAttr;
+	PyTypeObject *WQ;
+	PyTypeObject *RwqIndTableInitAttr;
+	PyTypeObject *RwqIndTable;
+	PyTypeObject *RxHashConf;
 };
 
 extern struct pv_state pv;
@@ -495,6 +523,7 @@ int pv_qp_init_types(PyObject *m);
 int pv_qpex_init_types(PyObject *m);
 int pv_spec_init_types(PyObject *m);
 int pv_flow_init_types(PyObject *m);	/* after spec and qp */
+int pv_wq_init_types(PyObject *m);
 int pv_enums_init(PyObject *m);
 int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 
@@ -771,8 +800,10 @@ struct pv_qp_init_attr_ex {
 	struct ibv_qp_init_attr_ex attr;
 	PyObject *qp_context;
 	PyObject *scq, *rcq;
-	PyObject *srq, *xrcd, *ind_table,	/* None (not implemented yet) */
-		 *hash_conf;
+	PyObject *srq;		/* None (not implemented yet) */
+	PyObject *xrcd;		/* XRCD or None */
+	PyObject *ind_table;	/* RwqIndTable or None */
+	PyObject *hash_conf;	/* RxHashConf or None */
 	PyObject *pd;		/* PD or None */
 };
 struct pv_qp_attr {
@@ -798,6 +829,7 @@ struct pv_qp {
 	struct pv_pd *pd;	/* borrowed: one of parents, or NULL */
 	struct pv_cq *scq;	/* borrowed */
 	struct pv_cq *rcq;	/* borrowed */
+	struct pv_rwq_ind_table *ind_table;	/* borrowed: a parent, or NULL */
 	PyObject *qp_context;
 	enum ibv_qp_type qp_type;
 };
@@ -806,6 +838,21 @@ int pv_qp_destroy(struct pv_obj *o);
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw);
 int pv_qp_traverse(PyObject *obj, visitproc visit, void *arg);
 int pv_qp_clear(PyObject *obj);
+
+/*
+ * qp.c: the posting of receive WRs that QP.post_recv() and WQ.post_recv()
+ * share.  args are (wr, bad_wr=None) in vectorcall form: wr is a RecvWR
+ * (with its next_wr chain) or a list/tuple of RecvWRs, all checked and
+ * posted in one call of post(), which returns an errno value (the
+ * ibv_post_*recv() of obj, called only once obj is checked open).  A
+ * failure raises PyverbsRDMAError ("Failed to post recv", func) with
+ * bad_wr_index and copies the failing WR into bad_wr.
+ */
+typedef int (*pv_post_recv_fn)(struct pv_obj *obj, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad);
+PyObject *pv_post_recv(struct pv_obj *obj, pv_post_recv_fn post,
+		       const char *func, PyObject *const *args,
+		       Py_ssize_t nargs, PyObject *kwnames);
 
 /*
  * qp.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the
@@ -833,5 +880,33 @@ struct pv_flow_action {
 	PyObject_HEAD
 	struct ibv_flow_action *action;	/* NULL in the base class */
 };
+
+/*
+ * wq.c.  A WQ's parents are its Context, PD and CQ; ibv_wq.wq_context is
+ * the WQ object itself (borrowed), the user's wq_context is kept beside.
+ * An RwqIndTable's parents are its Context, then each distinct WQ of its
+ * table (reserved extra links: see pv_obj_reserve_parents()), so closing
+ * any of its WQs closes the table (and its QPs) first; wqs is the list of
+ * WQs as given.
+ */
+struct pv_wq {
+	struct pv_obj obj;
+	struct ibv_wq *wq;
+	PyObject *wq_context;
+	unsigned char mark;	/* scratch while a table is being built */
+};
+struct pv_rwq_ind_table {
+	struct pv_obj obj;
+	struct ibv_rwq_ind_table *tbl;
+	PyObject *wqs;		/* list of WQ */
+};
+/* The open RwqIndTable o of Context ctx; else NULL with TypeError,
+ * PyverbsUserError (closed, another Context). */
+struct pv_rwq_ind_table *pv_rwq_ind_table_arg(PyObject *o,
+					      struct pv_obj *ctx);
+/* Fill *out from the RxHashConf o (its key stays owned by o, which the
+ * caller holds while *out is used).  Refuses a rx_hash_key_len longer than
+ * the key (the provider reads that many bytes).  0 or -1. */
+int pv_rx_hash_conf_get(PyObject *o, struct ibv_rx_hash_conf *out);
 
 #endif /* PYVERBS_H */

@@ -36,6 +36,7 @@ int pv_qp_destroy(struct pv_obj *o)
 	self->qp = NULL;
 	self->pd = NULL;
 	self->scq = self->rcq = NULL;
+	self->ind_table = NULL;
 	return 0;
 }
 
@@ -182,19 +183,18 @@ static int qp_to(struct pv_qp *self, struct pv_qp_attr *a, int dst)
 /*
  * Check the objects the create call will dereference, which libibverbs
  * does not check: a missing PD or CQ would be a NULL dereference there.
+ * An RSS QP (IBV_QP_INIT_ATTR_IND_TABLE) receives through the WQs of its
+ * table: it has no receive CQ, and libibverbs reads its send CQ only when
+ * max_send_wr is not 0.
  */
 static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
-			   int ex, PyObject *pd, PyObject *scq, PyObject *rcq)
+			   int ex, uint32_t max_send_wr, PyObject *pd,
+			   PyObject *scq, PyObject *rcq)
 {
-	int no_rq_cq = type == IBV_QPT_XRC_SEND ||
-		       (ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE));
+	int rss = ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE);
+	int no_rq_cq = type == IBV_QPT_XRC_SEND || rss;
+	int no_sq_cq = rss && !max_send_wr;
 
-	if (ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)) {
-		pv_raise_user("IBV_QP_INIT_ATTR_IND_TABLE needs an RwqIndTable, "
-			      "which is not implemented in this version of "
-			      "pyverbs-c");
-		return -1;
-	}
 	if (type == IBV_QPT_XRC_RECV)
 		return 0;
 	if (ex && (comp_mask & IBV_QP_INIT_ATTR_PD) && pd == Py_None) {
@@ -202,7 +202,7 @@ static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
 			      "attributes have no pd");
 		return -1;
 	}
-	if (scq == Py_None) {
+	if (scq == Py_None && !no_sq_cq) {
 		pv_raise_user("The QP needs a send CQ (init_attr.send_cq)");
 		return -1;
 	}
@@ -213,14 +213,22 @@ static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
 	return 0;
 }
 
+/* The object o that comp_mask's flag asks for is given: 0, else -1 with
+ * PyverbsUserError. */
+static int qp_needs(PyObject *o, const char *flag, const char *name)
+{
+	if (o && o != Py_None)
+		return 0;
+	pv_raise_user("comp_mask has %s but the init attributes have no %s",
+		      flag, name);
+	return -1;
+}
+
 /* The open XRCD of ctx that comp_mask's IBV_QP_INIT_ATTR_XRCD asks for. */
 static struct pv_xrcd *qp_xrcd_arg(PyObject *xrcd, struct pv_obj *ctx)
 {
-	if (!xrcd || xrcd == Py_None) {
-		pv_raise_user("comp_mask has IBV_QP_INIT_ATTR_XRCD but the init "
-			      "attributes have no xrcd");
+	if (qp_needs(xrcd, "IBV_QP_INIT_ATTR_XRCD", "xrcd"))
 		return NULL;
-	}
 	if (pv_check_open(PV_OBJ(xrcd)))
 		return NULL;
 	if (!pv_obj_descends_from(PV_OBJ(xrcd), ctx)) {
@@ -230,16 +238,43 @@ static struct pv_xrcd *qp_xrcd_arg(PyObject *xrcd, struct pv_obj *ctx)
 	return (struct pv_xrcd *)xrcd;
 }
 
+/*
+ * The RSS objects comp_mask asks for: the open RwqIndTable of ctx
+ * (IBV_QP_INIT_ATTR_IND_TABLE, *ind) and the RX hash (..._RX_HASH, *rx,
+ * zeroed otherwise).  Returns 0 or -1.
+ */
+static int qp_rss_args(struct pv_qp_init_attr_ex *ia, struct pv_obj *ctx,
+		       struct pv_rwq_ind_table **ind,
+		       struct ibv_rx_hash_conf *rx)
+{
+	uint32_t mask = ia->attr.comp_mask;
+
+	*ind = NULL;
+	memset(rx, 0, sizeof(*rx));
+	if ((mask & IBV_QP_INIT_ATTR_IND_TABLE) &&
+	    (qp_needs(ia->ind_table, "IBV_QP_INIT_ATTR_IND_TABLE",
+		      "ind_table") ||
+	     !(*ind = pv_rwq_ind_table_arg(ia->ind_table, ctx))))
+		return -1;
+	if ((mask & IBV_QP_INIT_ATTR_RX_HASH) &&
+	    (qp_needs(ia->hash_conf, "IBV_QP_INIT_ATTR_RX_HASH", "hash_conf") ||
+	     pv_rx_hash_conf_get(ia->hash_conf, rx)))
+		return -1;
+	return 0;
+}
+
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
 	struct pv_qp *self = (struct pv_qp *)obj;
 	PyObject *creator, *init_attr, *qp_attr = Py_None;
 	PyObject *scq_o, *rcq_o, *qp_context, *pd_o = Py_None;
-	struct pv_obj *ctx, *links[PV_MAX_PARENTS];
+	struct pv_obj *ctx, *links[6];
 	struct pv_cq *scq, *rcq;
 	struct pv_pd *pd = NULL;
 	struct pv_xrcd *xrcd = NULL;
+	struct pv_rwq_ind_table *ind = NULL;
+	struct ibv_rx_hash_conf rx;
 	struct pv_qp_attr *qa = NULL;
 	int nlinks = 0, i, is_ex;
 
@@ -302,11 +337,14 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		rcq_o = ia->rcq;
 		qp_context = ia->qp_context;
 		if (qp_check_create(ia->attr.qp_type, ia->attr.comp_mask, 1,
-				    pd_o, scq_o ? scq_o : Py_None,
+				    ia->attr.cap.max_send_wr, pd_o,
+				    scq_o ? scq_o : Py_None,
 				    rcq_o ? rcq_o : Py_None))
 			return -1;
 		if ((ia->attr.comp_mask & IBV_QP_INIT_ATTR_XRCD) &&
 		    !(xrcd = qp_xrcd_arg(ia->xrcd, ctx)))
+			return -1;
+		if (qp_rss_args(ia, ctx, &ind, &rx))
 			return -1;
 	} else {
 		struct pv_qp_init_attr *ia = (void *)init_attr;
@@ -314,7 +352,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		scq_o = ia->scq;
 		rcq_o = ia->rcq;
 		qp_context = ia->qp_context;
-		if (qp_check_create(ia->attr.qp_type, 0, 0, pd_o,
+		if (qp_check_create(ia->attr.qp_type, 0, 0, 0, pd_o,
 				    scq_o ? scq_o : Py_None,
 				    rcq_o ? rcq_o : Py_None))
 			return -1;
@@ -336,9 +374,12 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->recv_cq = rcq ? rcq->cq : NULL;
 		a->srq = NULL;
 		a->xrcd = xrcd ? xrcd->xrcd : NULL;
-		a->rwq_ind_tbl = NULL;
+		a->rwq_ind_tbl = ind ? ind->tbl : NULL;
+		a->rx_hash_conf = rx;
 		a->pd = pd ? pd->pd : NULL;
 		self->qp = ibv_create_qp_ex(((struct pv_context *)ctx)->ctx, a);
+		/* the key belongs to the RxHashConf: no pointer left here */
+		memset(&a->rx_hash_conf, 0, sizeof(a->rx_hash_conf));
 		if (!self->qp) {
 			pv_raise_errno("ibv_create_qp_ex", "Failed to create QP");
 			return -1;
@@ -348,6 +389,8 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 			links[nlinks++] = &pd->obj;
 		if (xrcd)
 			links[nlinks++] = &xrcd->obj;
+		if (ind)
+			links[nlinks++] = &ind->obj;
 	} else {
 		struct ibv_qp_init_attr *a =
 			&((struct pv_qp_init_attr *)init_attr)->attr;
@@ -367,6 +410,10 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		links[nlinks++] = &scq->obj;
 	if (rcq && rcq != scq)
 		links[nlinks++] = &rcq->obj;
+	if (pv_obj_reserve_parents(&self->obj, nlinks)) {
+		pv_qp_destroy(&self->obj);
+		return -1;
+	}
 	for (i = 0; i < nlinks; i++)
 		if (pv_obj_link(&self->obj, links[i])) {
 			pv_qp_destroy(&self->obj);
@@ -376,6 +423,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	self->pd = pd;
 	self->scq = scq;
 	self->rcq = rcq;
+	self->ind_table = ind;
 	self->qp_type = self->qp->qp_type;
 	pv_set_slot(&self->qp_context, qp_context ? qp_context : Py_None);
 	pv_obj_opened(&self->obj);
@@ -784,16 +832,29 @@ static int wr_copy(PyObject *dst, PyObject *src, int send)
 	return 0;
 }
 
+/*
+ * Where WRs go: a QP's send queue (post_send()), or the receive queue of a
+ * QP or a WQ (post_recv() and WQ.post_recv() through pv_post_recv()).
+ */
+struct wr_dest {
+	struct pv_obj *obj;	/* a QP for send WRs */
+	int send;
+	pv_post_recv_fn recv;	/* receive WRs: the call that posts them */
+	const char *func;	/* its name, for the error */
+};
+
 /* Raise the post failure with .bad_wr_index set, and fill bad_wr. */
-static PyObject *qp_post_failed(int rc, int send, PyObject *const *items,
-				Py_ssize_t n, void *bad, PyObject *bad_wr)
+static PyObject *qp_post_failed(int rc, const struct wr_dest *d,
+				PyObject *const *items, Py_ssize_t n, void *bad,
+				PyObject *bad_wr)
 {
 	PyObject *found = NULL, *idx, *et, *ev, *tb;
+	int send = d->send;
 	Py_ssize_t i = wr_find(items, n, bad, send, &found);
 
 	if (found && bad_wr && wr_copy(bad_wr, found, send))
 		return NULL;
-	pv_raise_rc(rc, send ? "ibv_post_send" : "ibv_post_recv",
+	pv_raise_rc(rc, d->func,
 		    send ? "Failed to post send" : "Failed to post recv");
 	PyErr_Fetch(&et, &ev, &tb);
 	PyErr_NormalizeException(&et, &ev, &tb);
@@ -810,13 +871,13 @@ static PyObject *qp_post_failed(int rc, int send, PyObject *const *items,
 	return NULL;
 }
 
-static inline int qp_post_c(struct pv_qp *self, void *head, void **bad,
-			    int send)
+/* The post call itself; returns an errno value. */
+static inline int qp_post_c(const struct wr_dest *d, void *head, void **bad)
 {
-	if (send)
-		return ibv_post_send(self->qp, head,
+	if (d->send)
+		return ibv_post_send(((struct pv_qp *)d->obj)->qp, head,
 				     (struct ibv_send_wr **)bad);
-	return ibv_post_recv(self->qp, head, (struct ibv_recv_wr **)bad);
+	return d->recv(d->obj, head, (struct ibv_recv_wr **)bad);
 }
 
 /*
@@ -826,10 +887,12 @@ static inline int qp_post_c(struct pv_qp *self, void *head, void **bad,
  * No allocation on the way.  Returns None, or raises PyverbsRDMAError with
  * bad_wr_index (the failing WR's position, chains flattened).
  */
-static PyObject *qp_post(PyObject *obj, PyObject *const *args,
-			 Py_ssize_t nargs, PyObject *kwnames, int send)
+static PyObject *qp_post(const struct wr_dest *d, PyObject *const *args,
+			 Py_ssize_t nargs, PyObject *kwnames)
 {
-	struct pv_qp *self = (struct pv_qp *)obj;
+	int send = d->send;
+	/* only QPs take send WRs: the QP type is read for them only */
+	enum ibv_qp_type qpt = send ? ((struct pv_qp *)d->obj)->qp_type : 0;
 	PyObject *wr = nargs > 0 ? args[0] : NULL;
 	PyObject *bad_wr = nargs > 1 ? args[1] : NULL;
 	PyTypeObject *tp = wr_type(send);
@@ -860,7 +923,7 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 		goto usage;
 	if (bad_wr == Py_None)
 		bad_wr = NULL;
-	if (qp_open(self))
+	if (pv_check_open(d->obj))
 		return NULL;
 	if (!tp) {
 		pv_raise_user("%s is not available",
@@ -878,19 +941,19 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 
 		if (!next) {
 			/* the common case: one WR, no chain */
-			if ((send && (pv_send_wr_check(SWR(wr), self->qp_type) ||
+			if ((send && (pv_send_wr_check(SWR(wr), qpt) ||
 				      swr_check_one(SWR(wr)))) ||
 			    wr_check_link(wr, NULL, send))
 				return NULL;
-		} else if (!wr_mark_chain(wr, send, self->qp_type)) {
+		} else if (!wr_mark_chain(wr, send, qpt)) {
 			wr_unmark_chain(wr, send, 0);
 			return NULL;
 		}
-		rc = qp_post_c(self, wr_c(wr, send), &bad, send);
+		rc = qp_post_c(d, wr_c(wr, send), &bad);
 		if (next)
 			wr_unmark_chain(wr, send, 0);
 		if (rc)
-			return qp_post_failed(rc, send, &wr, 1, bad, bad_wr);
+			return qp_post_failed(rc, d, &wr, 1, bad, bad_wr);
 		Py_RETURN_NONE;
 	}
 	if (!PyList_Check(wr) && !PyTuple_Check(wr)) {
@@ -912,7 +975,7 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 				     tp->tp_name, Py_TYPE(items[i])->tp_name);
 			goto unmark;
 		}
-		if (!wr_mark_chain(items[i], send, self->qp_type)) {
+		if (!wr_mark_chain(items[i], send, qpt)) {
 			i++;
 			goto unmark;
 		}
@@ -925,11 +988,11 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 			t = wr_next(t, send);
 		wr_set_c_next(t, items[i + 1], send);
 	}
-	rc = qp_post_c(self, wr_c(items[0], send), &bad, send);
+	rc = qp_post_c(d, wr_c(items[0], send), &bad);
 	for (i = 0; i < n; i++)
 		wr_unmark_chain(items[i], send, 1);
 	if (rc)
-		return qp_post_failed(rc, send, items, n, bad, bad_wr);
+		return qp_post_failed(rc, d, items, n, bad, bad_wr);
 	Py_RETURN_NONE;
 
 unmark:
@@ -943,16 +1006,36 @@ usage:
 	return NULL;
 }
 
+PyObject *pv_post_recv(struct pv_obj *obj, pv_post_recv_fn post,
+			const char *func, PyObject *const *args,
+			Py_ssize_t nargs, PyObject *kwnames)
+{
+	const struct wr_dest d = { .obj = obj, .recv = post, .func = func };
+
+	return qp_post(&d, args, nargs, kwnames);
+}
+
 static PyObject *qp_post_send(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return qp_post(obj, args, nargs, kwnames, 1);
+	const struct wr_dest d = { .obj = PV_OBJ(obj), .send = 1,
+				   .func = "ibv_post_send" };
+
+	return qp_post(&d, args, nargs, kwnames);
+}
+
+/* ibv_post_recv() on an open QP; returns errno */
+static int qp_recv_c(struct pv_obj *obj, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad)
+{
+	return ibv_post_recv(((struct pv_qp *)obj)->qp, wr, bad);
 }
 
 static PyObject *qp_post_recv(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return qp_post(obj, args, nargs, kwnames, 0);
+	return pv_post_recv(PV_OBJ(obj), qp_recv_c, "ibv_post_recv", args,
+			    nargs, kwnames);
 }
 
 /* ------------------------------------------------------------------ */

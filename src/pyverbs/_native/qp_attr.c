@@ -301,12 +301,14 @@ static const struct pv_oslot qiax_oslots[] = {
 	PV_OSLOT_TYPE(QIAX, xrcd, "xrcd", &pv.XRCD, "xrcd must be an XRCD",
 		      "The XRC domain of an XRC receive QP (an XRCD or "
 		      "None)."),
-	PV_OSLOT_UNIMPL(QIAX, ind_table, "ind_table", "RwqIndTable",
-			"The RWQ indirection table: None (not implemented "
-			"yet)."),
-	PV_OSLOT_UNIMPL(QIAX, hash_conf, "hash_conf", "RxHashConf",
-			"The RX hash configuration: None (not implemented "
-			"yet)."),
+	PV_OSLOT_TYPE(QIAX, ind_table, "ind_table", &pv.RwqIndTable,
+		      "ind_table must be an RwqIndTable",
+		      "The RWQ indirection table of an RSS QP (an RwqIndTable "
+		      "or None)."),
+	PV_OSLOT_TYPE(QIAX, hash_conf, "hash_conf", &pv.RxHashConf,
+		      "hash_conf must be an RxHashConf",
+		      "The RX hash of an RSS QP (an RxHashConf or None), read "
+		      "when the QP is created."),
 	PV_OSLOT_END
 };
 

@@ -762,9 +762,13 @@ static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
 	return 0;
 }
 
+/* The RwqIndTable of an RSS QP (a parent), else or once closed None. */
 static PyObject *qpx_get_ind_table(PyObject *obj, void *c)
 {
-	Py_RETURN_NONE;
+	struct pv_qp *qp = (struct pv_qp *)obj;
+
+	return pv_get_slot(qp->obj.closed || !qp->ind_table ? NULL :
+			   (PyObject *)qp->ind_table);
 }
 
 static int qpx_traverse(PyObject *obj, visitproc visit, void *arg)
@@ -839,7 +843,7 @@ static PyGetSetDef qpx_getset[] = {
 	{ "comp_mask", qpx_get_field, qpx_set_field,
 	  "The comp_mask of the ibv_qp_ex.", (void *)2 },
 	{ "ind_table", qpx_get_ind_table, NULL,
-	  "The RWQ indirection table: None (not implemented yet).", NULL },
+	  "The RWQ indirection table of an RSS QP (None otherwise).", NULL },
 	{ NULL }
 };
 
