@@ -387,16 +387,14 @@ static int dmmr_init(PyObject *obj, PyObject *args, PyObject *kw)
 		pv_raise_user("DMMR is already initialised");
 		return -1;
 	}
-	pd = pv_pd_arg(pdobj);
-	if (!pd)
-		return -1;
 	if (!PyObject_TypeCheck(dmobj, pv.DM)) {
 		PyErr_Format(PyExc_TypeError, "dm must be a DM, not %.100s",
 			     Py_TYPE(dmobj)->tp_name);
 		return -1;
 	}
 	dm = (struct pv_dm *)dmobj;
-	if (pv_check_open(&dm->obj))
+	pd = pv_pd_arg(pdobj);
+	if (!pd || pv_check_open(&dm->obj))
 		return -1;
 	if (!pv_obj_descends_from(&pd->obj, pv_obj_parent(&dm->obj, 0))) {
 		pv_raise_user("The DM belongs to another Context than the PD");
