@@ -246,6 +246,21 @@ def test_parent_domain_argument_checks(ctx, ctx2, pd):
         ParentDomain(ctx, attr)
 
 
+def test_cqex_parent_domain_is_its_parent(ctx, pd):
+    """The PD named as CqInitAttrEx.parent_domain is a lifetime parent of
+    the CQEX (Soft-RoCE takes a plain PD there and ignores it)."""
+    attr = CqInitAttrEx(cqe=16, parent_domain=pd,
+                        comp_mask=e.IBV_CQ_INIT_ATTR_MASK_PD)
+    try:
+        cq = CQEX(ctx, attr)
+    except PyverbsRDMAError as ex:
+        # a provider with parent domains wants one there (mlx5: EINVAL)
+        assert ex.error_code in (errno.EINVAL, errno.EOPNOTSUPP)
+        return
+    pd.close()
+    assert cq.closed
+
+
 # ---- with parent domains (mlx5); skipped on Soft-RoCE ----
 
 class Allocators:

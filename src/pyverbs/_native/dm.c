@@ -77,7 +77,7 @@ static PyType_Spec ada_spec = {
 struct pv_dm {
 	struct pv_obj obj;
 	struct ibv_dm *dm;
-	uint64_t length;	/* allocated size; 0 if imported (unknown) */
+	uint64_t length;	/* allocated size (unknown if imported) */
 	int imported;
 };
 
@@ -166,7 +166,6 @@ static int dm_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		}
 		self->imported = 1;
-		self->length = 0;
 	} else {
 		if (!PyObject_TypeCheck(attro, pv.AllocDmAttr)) {
 			PyErr_Format(PyExc_TypeError,
@@ -187,23 +186,27 @@ static int dm_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 /*
  * Check [offset, offset + length) of an open DM before a copy: outside the
- * allocated size, or wrapping around 2^64 (any DM), raises the copy's
- * PyverbsRDMAError with EFAULT, the provider's own code for that case
- * (mlx5), so that callers see one error whichever side caught it.
+ * allocated size (unknown for an imported DM), or wrapping around 2^64,
+ * raises the copy's PyverbsRDMAError with EFAULT, the provider's own code
+ * for a range outside the DM (mlx5), so that callers see one error
+ * whichever side caught it.
  */
 static int dm_check_range(struct pv_dm *self, uint64_t offset,
 			  uint64_t length, const char *func, const char *what)
 {
 	if (pv_check_open(&self->obj))
 		return -1;
-	if (length > UINT64_MAX - offset ||
-	    (self->length && (offset > self->length ||
-			      length > self->length - offset))) {
+	if (length > UINT64_MAX - offset) {
+		pv_raise_rc(EFAULT, func, "%s: offset %llu + length %llu "
+			    "overflows", what, (unsigned long long)offset,
+			    (unsigned long long)length);
+		return -1;
+	}
+	if (!self->imported && offset + length > self->length) {
 		pv_raise_rc(EFAULT, func,
-			    "%s: [%llu, %llu + %llu) is outside the DM's %llu "
-			    "bytes", what, (unsigned long long)offset,
-			    (unsigned long long)offset,
-			    (unsigned long long)length,
+			    "%s: [%llu, %llu) is outside the DM's %llu bytes",
+			    what, (unsigned long long)offset,
+			    (unsigned long long)(offset + length),
 			    (unsigned long long)self->length);
 		return -1;
 	}
