@@ -32,9 +32,9 @@ from pyverbs.pyverbs_error import PyverbsUserError
 # missing (placeholders() tells).  README.md lists the placeholders.
 MISSING = {
     'pyverbs.device': (
-        'AllocDmAttr', 'AsyncEvent', 'CQModerationCaps', 'Context', 'DM',
-        'Device', 'DeviceAttr', 'DeviceAttrEx', 'FdArr', 'GIDEntry',
-        'ODPCaps', 'PCIAtomicCaps', 'PacketPacingCaps', 'PortAttr',
+        'AsyncEvent', 'CQModerationCaps', 'Context', 'Device', 'DeviceAttr',
+        'DeviceAttrEx', 'GIDEntry', 'ODPCaps', 'PCIAtomicCaps',
+        'PacketPacingCaps', 'PortAttr',
         'QueryDeviceExInput', 'RSSCaps', 'TMCaps', 'TSOCaps',
         'get_device_list', 'guid_format', 'guid_to_hex', 'phys_state_to_str',
         'port_state_to_str', 'rdma_get_devices', 'speed_to_str',
@@ -43,9 +43,8 @@ MISSING = {
         'translate_node_type', 'translate_port_cap_flags',
         'translate_port_cap_flags2', 'translate_transport_type',
         'width_to_str'),
-    'pyverbs.pd': ('PD', 'ParentDomain', 'ParentDomainContext',
-                   'ParentDomainInitAttr'),
-    'pyverbs.mr': ('DMMR', 'DmaBufMR', 'MR', 'MW', 'MWBind', 'MWBindInfo',
+    'pyverbs.pd': ('PD',),
+    'pyverbs.mr': ('DmaBufMR', 'MR', 'MW', 'MWBind', 'MWBindInfo',
                    'mwtype2str'),
     'pyverbs.cq': ('CQ', 'CQEX', 'CompChannel', 'CqInitAttrEx', 'PollCqAttr',
                    'WC', 'WcTmInfo', 'cqe_flags_to_str', 'cqe_opcode_to_str',

@@ -5,6 +5,8 @@ Context opens an RDMA device (Context(name='rxe0')) and queries it:
 query_device() -> DeviceAttr, query_device_ex() -> DeviceAttrEx,
 query_port() -> PortAttr, query_gid*() -> GID / GIDEntry, query_pkey(),
 get_async_event() -> AsyncEvent.  get_device_list() lists the devices.
+DM(context, AllocDmAttr(length)) allocates device memory; FdArr holds an
+array of file descriptors.
 
 The classes are implemented in C (pyverbs._verbs); this module adds the
 helpers that decode numbers into text and the printed formats, which are
@@ -14,8 +16,9 @@ import operator
 import weakref  # noqa: F401  (upstream's module exports it)
 
 from pyverbs import _verbs
-from pyverbs._verbs import (AsyncEvent, CQModerationCaps, Context,
-                            DeviceAttr, DeviceAttrEx, GIDEntry, ODPCaps,
+from pyverbs._verbs import (AllocDmAttr, AsyncEvent, CQModerationCaps,
+                            Context, DeviceAttr, DeviceAttrEx, DM, FdArr,
+                            GIDEntry, ODPCaps,
                             PacketPacingCaps, PCIAtomicCaps, PortAttr,
                             QueryDeviceExInput, RSSCaps, TMCaps, TSOCaps)
 from pyverbs.base import PyverbsObject, PyverbsRDMAErrno  # noqa: F401

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """Memory regions."""
-from pyverbs._verbs import MR, DmaBufMR, MW, MWBindInfo, MWBind, QP, _qp_bind_mw
+from pyverbs._verbs import (MR, DmaBufMR, DMMR, MW, MWBindInfo, MWBind, QP,
+                            _qp_bind_mw)
 from pyverbs._unimplemented import fill_missing
 
 HUGE_PAGE_SIZE = 0x200000

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""Protection domains."""
-from pyverbs._verbs import PD
+"""Protection domains and parent domains."""
+from pyverbs._verbs import (PD, ParentDomain, ParentDomainContext,
+                            ParentDomainInitAttr)
 from pyverbs._unimplemented import fill_missing
 
 fill_missing(globals(), __name__)

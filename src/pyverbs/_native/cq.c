@@ -1017,6 +1017,8 @@ static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct pv_cq *self = (struct pv_cq *)obj;
 	PyObject *ctxo, *ia = Py_None, *channel = Py_None, *pd = Py_None;
 	struct ibv_cq_init_attr_ex a = { .cqe = 100 };
+	struct pv_alloc_guard guard;
+	struct pv_obj *uses[2];
 	struct pv_context *ctx;
 	PyObject *cq_context = NULL;
 
@@ -1070,12 +1072,17 @@ static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
 		    ((struct pv_comp_channel *)channel)->cc;
 	a.cq_context = self;
 	pv_obj_setup(&self->obj, cq_destroy);
+	uses[0] = &ctx->obj;
+	uses[1] = channel == Py_None ? NULL : PV_OBJ(channel);
+	pv_alloc_guard_begin(&guard, pd == Py_None ? NULL : (struct pv_pd *)pd,
+			     uses, 2);
 	self->cq_ex = ibv_create_cq_ex(ctx->ctx, &a);
-	if (!self->cq_ex) {
+	if (!self->cq_ex)
 		pv_raise_errno("ibv_create_cq_ex",
 			       "Failed to create extended CQ");
+	pv_alloc_guard_end(&guard, !self->cq_ex);
+	if (!self->cq_ex)
 		return -1;
-	}
 	self->cq = ibv_cq_ex_to_cq(self->cq_ex);
 	if (cq_link_parents(self, ctx, channel))
 		return -1;

@@ -57,8 +57,10 @@ static int verbs_exec(PyObject *m)
 	/* dependency order: bases, then parents before children */
 	if (pv_object_init_types(m) || pv_addr_init_types(m) ||
 	    pv_context_init_types(m) || pv_pd_init_types(m) ||
+	    pv_parent_domain_init_types(m) || pv_fd_arr_init_types(m) ||
 	    pv_xrcd_init_types(m) || pv_mr_init_types(m) ||
-	    pv_dmabuf_init_types(m) || pv_mw_init_types(m) ||
+	    pv_dmabuf_init_types(m) || pv_dm_init_types(m) ||
+	    pv_mw_init_types(m) ||
 	    pv_cq_init_types(m) ||
 	    pv_wr_init_types(m) || pv_qp_attr_init_types(m) ||
 	    pv_qp_init_types(m) || pv_qpex_init_types(m) ||

@@ -409,15 +409,7 @@ static PyObject *mr_rereg(PyObject *obj, PyObject *args, PyObject *kw)
 
 static PyObject *mr_unimport(PyObject *obj, PyObject *unused)
 {
-	struct pv_mr *self = (struct pv_mr *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	if (!self->imported)
-		return pv_raise_user("This MR was not imported");
-	if (pv_close(&self->obj))
-		return NULL;
-	Py_RETURN_NONE;
+	return pv_unimport(PV_OBJ(obj), ((struct pv_mr *)obj)->imported);
 }
 
 static PyObject *mr_get_buf(PyObject *obj, void *closure)

@@ -141,6 +141,18 @@ int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc)
 	return 0;
 }
 
+PyObject *pv_unimport(struct pv_obj *o, int imported)
+{
+	if (pv_check_open(o))
+		return NULL;
+	if (!imported)
+		return pv_raise_user("This %s was not imported",
+				     _PyType_Name(Py_TYPE(o)));
+	if (pv_close(o))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
 int pv_check_open_slow(struct pv_obj *o)
 {
 	pv_raise_user("%s object is closed", Py_TYPE(o)->tp_name);
@@ -194,6 +206,16 @@ int pv_close(struct pv_obj *o)
 
 		Py_INCREF(child);
 		rc = pv_close(child);
+		/* A child that is closing already called back into Python
+		 * from its destroy (a parent domain's free_func) and that
+		 * code closes us: the child stays linked until it returns. */
+		if (!rc && child->closing) {
+			pv_raise_user("%s cannot be closed while its child %s "
+				      "is being closed",
+				      Py_TYPE(o)->tp_name,
+				      Py_TYPE(child)->tp_name);
+			rc = -1;
+		}
 		Py_DECREF(child);
 		if (rc) {
 			o->closing = 0;

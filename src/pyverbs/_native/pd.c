@@ -7,7 +7,7 @@
 
 #include "pyverbs.h"
 
-static int pd_destroy(struct pv_obj *o)
+int pv_pd_destroy(struct pv_obj *o)
 {
 	struct pv_pd *self = (struct pv_pd *)o;
 	int rc;
@@ -53,7 +53,7 @@ static int pd_init(PyObject *obj, PyObject *args, PyObject *kw)
 	ctx = (struct pv_context *)creator;
 	if (pv_check_open(&ctx->obj))
 		return -1;
-	pv_obj_setup(&self->obj, pd_destroy);
+	pv_obj_setup(&self->obj, pv_pd_destroy);
 	if (handle != Py_None) {
 #if HAVE_IBV_IMPORT_PD
 		uint32_t h;
@@ -79,7 +79,7 @@ static int pd_init(PyObject *obj, PyObject *args, PyObject *kw)
 		}
 	}
 	if (pv_obj_link(&self->obj, &ctx->obj)) {
-		pd_destroy(&self->obj);
+		pv_pd_destroy(&self->obj);
 		return -1;
 	}
 	pv_obj_opened(&self->obj);
@@ -111,15 +111,7 @@ static PyObject *pd_get_ctx(PyObject *obj, void *closure)
 
 static PyObject *pd_unimport(PyObject *obj, PyObject *unused)
 {
-	struct pv_pd *self = (struct pv_pd *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	if (!self->imported)
-		return pv_raise_user("This PD was not imported");
-	if (pv_close(&self->obj))
-		return NULL;
-	Py_RETURN_NONE;
+	return pv_unimport(PV_OBJ(obj), ((struct pv_pd *)obj)->imported);
 }
 
 /*
@@ -210,8 +202,11 @@ static PyObject *pd_repr(PyObject *obj)
 	struct pv_pd *self = (struct pv_pd *)obj;
 
 	if (self->obj.closed)
-		return PyUnicode_FromString("<PD closed>");
-	return PyUnicode_FromFormat("<PD handle=%u>", self->pd->handle);
+		return PyUnicode_FromFormat("<%s closed>",
+					    _PyType_Name(Py_TYPE(obj)));
+	return PyUnicode_FromFormat("<%s handle=%u>",
+				    _PyType_Name(Py_TYPE(obj)),
+				    self->pd->handle);
 }
 
 static PyType_Slot pd_slots[] = {

@@ -136,6 +136,11 @@ static inline void pv_busy_leave(struct pv_obj *o)
 	o->busy--;
 }
 
+/* unimport() of an imported PD, MR, DM...: close o, which releases the
+ * handle without destroying it; refused (user error) unless imported.
+ * Returns None or NULL. */
+PyObject *pv_unimport(struct pv_obj *o, int imported);
+
 /* Replace the parent in slot (rereg to another PD, ...). */
 int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent);
 
@@ -441,6 +446,10 @@ struct pv_state {
 	PyTypeObject *PCIAtomicCaps;
 	/* pd.c */
 	PyTypeObject *PD;
+	/* parent_domain.c */
+	PyTypeObject *ParentDomainContext;
+	PyTypeObject *ParentDomainInitAttr;
+	PyTypeObject *ParentDomain;
 	/* xrcd.c */
 	PyTypeObject *XRCDInitAttr;
 	PyTypeObject *XRCD;
@@ -449,6 +458,12 @@ struct pv_state {
 	/* dmabuf.c */
 	PyTypeObject *DmaBuf;
 	PyTypeObject *DmaBufMR;
+	/* dm.c */
+	PyTypeObject *AllocDmAttr;
+	PyTypeObject *DM;
+	PyTypeObject *DMMR;
+	/* fd_arr.c */
+	PyTypeObject *FdArr;
 	/* cq.c */
 	PyTypeObject *CompChannel;
 	PyTypeObject *CQ;
@@ -511,10 +526,13 @@ int pv_device_attr_init_types(PyObject *m);	/* called by context.c */
 /* device_attr.c: does an async event of this type name a port? */
 int pv_async_event_is_port(enum ibv_event_type t);
 int pv_pd_init_types(PyObject *m);
+int pv_parent_domain_init_types(PyObject *m);	/* after pd */
 int pv_xrcd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_mw_init_types(PyObject *m);
 int pv_dmabuf_init_types(PyObject *m);	/* after pv_mr_init_types */
+int pv_dm_init_types(PyObject *m);	/* after pv_mr_init_types */
+int pv_fd_arr_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
@@ -600,6 +618,28 @@ struct pv_pd {
 /* The open PD given as argument o; else NULL with TypeError ("pd must be a
  * PD, not ...") or PyverbsUserError (closed). */
 struct pv_pd *pv_pd_arg(PyObject *o);
+/* The destroy() of a PD (ibv_dealloc_pd), also a ParentDomain's. */
+int pv_pd_destroy(struct pv_obj *o);
+
+/*
+ * parent_domain.c: the guard of a creation call (ibv_create_cq_ex,
+ * ibv_create_qp, ...) on a PD that may be a ParentDomain with Python
+ * allocators, which the provider calls from inside the creation.  begin()
+ * marks pd and the objects in uses (NULLs skipped) busy and holds them, so
+ * that the allocators cannot close what the call is using, and drops an
+ * allocator exception left by an unwatched call (reported as unraisable).
+ * end() undoes that; with failed (the creation's exception set) it makes
+ * the allocator's exception, if any, the __cause__ of the current one;
+ * without, it reports it as unraisable.  Both do nothing for a plain PD.
+ */
+struct pv_alloc_guard {
+	struct pv_obj *busy[PV_MAX_PARENTS + 1];
+	int n;
+	PyObject *pd_context;	/* the ParentDomainContext, or NULL */
+};
+void pv_alloc_guard_begin(struct pv_alloc_guard *g, struct pv_pd *pd,
+			  struct pv_obj *const *uses, int n);
+void pv_alloc_guard_end(struct pv_alloc_guard *g, int failed);
 
 /* xrcd.c; parents[0] is the Context */
 struct pv_xrcd {
@@ -715,6 +755,12 @@ PyObject *pv_gid_new(const union ibv_gid *gid);
  * (TypeError/ValueError/PyverbsUserError otherwise). */
 int pv_gid_from_obj(PyObject *v, union ibv_gid *out);
 PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
+
+/* fd_arr.c: where struct ibv_fd_arr exists, fill *out from the FdArr o
+ * (its array, valid while o lives and is not changed). */
+#if HAVE_STRUCT_IBV_FD_ARR
+int pv_fd_arr_get(PyObject *o, struct ibv_fd_arr *out);
+#endif
 
 /* memory.c */
 /*

@@ -269,7 +269,8 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct pv_qp *self = (struct pv_qp *)obj;
 	PyObject *creator, *init_attr, *qp_attr = Py_None;
 	PyObject *scq_o, *rcq_o, *qp_context, *pd_o = Py_None;
-	struct pv_obj *ctx, *links[6];
+	struct pv_obj *ctx, *links[8], *uses[5];
+	struct pv_alloc_guard guard;
 	struct pv_cq *scq, *rcq;
 	struct pv_pd *pd = NULL;
 	struct pv_xrcd *xrcd = NULL;
@@ -365,6 +366,12 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 
 	pv_obj_setup(&self->obj, pv_qp_destroy);
+	uses[0] = ctx;
+	uses[1] = xrcd ? &xrcd->obj : NULL;
+	uses[2] = scq ? &scq->obj : NULL;
+	uses[3] = rcq ? &rcq->obj : NULL;
+	uses[4] = ind ? &ind->obj : NULL;
+	pv_alloc_guard_begin(&guard, pd, uses, 5);
 	if (is_ex) {
 		struct ibv_qp_init_attr_ex *a =
 			&((struct pv_qp_init_attr_ex *)init_attr)->attr;
@@ -380,10 +387,11 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		self->qp = ibv_create_qp_ex(((struct pv_context *)ctx)->ctx, a);
 		/* the key belongs to the RxHashConf: no pointer left here */
 		memset(&a->rx_hash_conf, 0, sizeof(a->rx_hash_conf));
-		if (!self->qp) {
+		if (!self->qp)
 			pv_raise_errno("ibv_create_qp_ex", "Failed to create QP");
+		pv_alloc_guard_end(&guard, !self->qp);
+		if (!self->qp)
 			return -1;
-		}
 		links[nlinks++] = ctx;
 		if (pd)
 			links[nlinks++] = &pd->obj;
@@ -400,10 +408,11 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->recv_cq = rcq ? rcq->cq : NULL;
 		a->srq = NULL;
 		self->qp = ibv_create_qp(pd->pd, a);
-		if (!self->qp) {
+		if (!self->qp)
 			pv_raise_errno("ibv_create_qp", "Failed to create QP");
+		pv_alloc_guard_end(&guard, !self->qp);
+		if (!self->qp)
 			return -1;
-		}
 		links[nlinks++] = &pd->obj;
 	}
 	if (scq)
