@@ -551,6 +551,13 @@ static void *ctx_cq_handle(PyObject *o)
 	return pv_is_cq(o) ? ((struct pv_cq *)o)->cq : NULL;
 }
 
+static void *ctx_srq_handle(PyObject *o)
+{
+	if (!pv.SRQ || !PyObject_TypeCheck(o, pv.SRQ))
+		return NULL;
+	return ((struct pv_srq *)o)->srq;
+}
+
 /* New reference to what the event is about, or NULL for None. */
 static PyObject *ctx_event_element(struct pv_context *self,
 				   const struct ibv_async_event *ev)
@@ -565,6 +572,10 @@ static PyObject *ctx_event_element(struct pv_context *self,
 	else if (ctx_event_is_qp(ev->event_type) && pv.QP)
 		found = ctx_find_handle(&self->obj, ctx_qp_handle,
 					ev->element.qp, 0);
+	else if (ev->event_type == IBV_EVENT_SRQ_ERR ||
+		 ev->event_type == IBV_EVENT_SRQ_LIMIT_REACHED)
+		found = ctx_find_handle(&self->obj, ctx_srq_handle,
+					ev->element.srq, 0);
 	return Py_XNewRef(found);
 }
 

@@ -52,7 +52,9 @@ struct pv_parent_link {
 	struct pv_list node;	/* in parent->children */
 };
 
-#define PV_MAX_PARENTS 5
+/* A QP created on a Context: the Context, its PD, XRCD, send and receive
+ * CQs and SRQ. */
+#define PV_MAX_PARENTS 6
 
 /*
  * destroy() releases the C resource of an open object (ibv_destroy_*).  It
@@ -128,6 +130,10 @@ static inline struct pv_obj *pv_obj_parent(struct pv_obj *o, int i)
 /* Is 'anc' a parent, grand-parent, ... of o (used for "same Context"
  * checks). */
 int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc);
+/* o is open and descends from ctx; else -1 with PyverbsUserError ("... is
+ * closed", or "The <what> belongs to another Context than the <owner>"). */
+int pv_obj_check_in(struct pv_obj *o, struct pv_obj *ctx, const char *what,
+		    const char *owner);
 
 /* Generic slots for handle types: subtypes with extra PyObject fields
  * call these from their own traverse/clear. */
@@ -446,6 +452,12 @@ struct pv_state {
 	PyTypeObject *MW;
 	PyTypeObject *MWBindInfo;
 	PyTypeObject *MWBind;
+	/* srq.c (OpsWr: wr.c) */
+	PyTypeObject *SrqAttr;
+	PyTypeObject *SrqInitAttr;
+	PyTypeObject *SrqInitAttrEx;
+	PyTypeObject *SRQ;
+	PyTypeObject *OpsWr;
 };
 
 extern struct pv_state pv;
@@ -471,6 +483,7 @@ int pv_dmabuf_init_types(PyObject *m);	/* after pv_mr_init_types */
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
+int pv_srq_init_types(PyObject *m);	/* after cq, xrcd and wr */
 int pv_qp_attr_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
 int pv_qpex_init_types(PyObject *m);
@@ -524,7 +537,7 @@ struct pv_query_device_ex_input {
  * An async event.  get_async_event() acks the event as soon as it has
  * copied it (so that no destroy can block on an event Python forgot to
  * ack); ack() is kept for compatibility and does nothing more.  element is
- * the QP/CQ object the event is about (None if unknown), or the port
+ * the QP/CQ/SRQ object the event is about (None if unknown), or the port
  * number for port events.
  */
 struct pv_async_event {
@@ -713,6 +726,19 @@ struct pv_recv_wr {
 	unsigned char in_post;
 };
 /*
+ * A tag-matching operation on an SRQ (struct ibv_ops_wr, pyverbs.srq.OpsWr).
+ * Its SGEs (wr.tm.add.sg_list) and next_wr chain are held as a RecvWR's.
+ */
+struct pv_ops_wr {
+	PyObject_HEAD
+	struct ibv_ops_wr wr;
+	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
+	int sg_cap;
+	PyObject *next_wr;	/* OpsWr or NULL */
+};
+int pv_ops_wr_copy(struct pv_ops_wr *dst, const struct pv_ops_wr *src);
+
+/*
  * Refuse a chain of send WRs that the provider could not post safely: an AH
  * that was closed (its PD was closed), a UD QP's WR without set_wr_ud(), a
  * BIND_MW without a memory window.  Returns 0, or -1 with PyverbsUserError
@@ -726,6 +752,27 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt);
  */
 int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src);
 int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src);
+
+/*
+ * qp.c: post a WR (with its next_wr chain) or a list/tuple of WRs in one
+ * call of ops->post (ibv_post_send, ibv_post_recv, ibv_post_srq_recv, ...)
+ * on self, a handle object checked open first.  args/nargs/kwnames are the
+ * METH_FASTCALL|METH_KEYWORDS arguments (wr, bad_wr=None).  qpt is the QP
+ * type the send WRs are checked against (unused for receive WRs).  On
+ * failure raises PyverbsRDMAError with bad_wr_index (the failing WR's
+ * position, chains flattened) and copies the failing WR into bad_wr.
+ */
+struct pv_post_ops {
+	int send;		/* SendWRs, else RecvWRs */
+	const char *method;	/* "post_recv", for the usage message */
+	const char *func;	/* "ibv_post_srq_recv" */
+	const char *msg;	/* "Failed to post receive to SRQ." */
+	/* returns 0 or an errno value, with *bad set */
+	int (*post)(PyObject *self, void *head, void **bad);
+};
+PyObject *pv_post_wrs(PyObject *self, const struct pv_post_ops *ops,
+		      enum ibv_qp_type qpt, PyObject *const *args,
+		      Py_ssize_t nargs, PyObject *kwnames);
 
 /*
  * qp.c: attribute objects.  The pointers of the embedded init attributes
@@ -743,21 +790,25 @@ struct pv_qp_init_attr {
 	struct ibv_qp_init_attr attr;
 	PyObject *qp_context;	/* any object, or None */
 	PyObject *scq, *rcq;	/* CQ, CQEX or None */
-	PyObject *srq;		/* None (SRQ not implemented yet) */
+	PyObject *srq;		/* SRQ or None */
 };
 struct pv_qp_init_attr_ex {
 	PyObject_HEAD
 	struct ibv_qp_init_attr_ex attr;
 	PyObject *qp_context;
 	PyObject *scq, *rcq;
-	PyObject *srq, *xrcd, *ind_table,	/* None (not implemented yet) */
-		 *hash_conf;
+	PyObject *srq, *xrcd;	/* SRQ, XRCD or None */
+	PyObject *ind_table, *hash_conf;	/* None (not implemented yet) */
 	PyObject *pd;		/* PD or None */
 };
 struct pv_qp_attr {
 	PyObject_HEAD
 	struct ibv_qp_attr attr;
 };
+/* qp_attr.c: the check of an object slot that takes a CQ, a CQEX or None
+ * (PyverbsUserError otherwise). */
+int pv_oslot_check_cq(PyObject *v);
+
 /* Upstream derives ECE from PyverbsCM although it owns no resource. */
 struct pv_ece {
 	struct pv_obj obj;
@@ -765,9 +816,20 @@ struct pv_ece {
 };
 
 /*
+ * srq.c: a shared receive queue.  parents: the PD (ibv_create_srq), or the
+ * Context then the PD, XRCD and CQ of the SrqInitAttrEx that are set
+ * (ibv_create_srq_ex).  srq->srq_context is the SRQ object itself
+ * (borrowed: the ibv_srq never outlives it).  Its QPs are its children.
+ */
+struct pv_srq {
+	struct pv_obj obj;
+	struct ibv_srq *srq;
+};
+
+/*
  * qp.c; parents: PD (created by ibv_create_qp) or Context (ibv_create_qp_ex)
- * then the PD of the init attributes if any, the send CQ, and the receive
- * CQ when distinct.  qp->qp_context is the QP object itself (borrowed: the
+ * then the PD and XRCD of the init attributes if any, the send CQ, the
+ * receive CQ when distinct, and the SRQ if any.  qp->qp_context is the QP object itself (borrowed: the
  * ibv_qp never outlives it), so an async event can name its QP; the user's
  * qp_context is kept in qp_context.
  */
@@ -777,6 +839,7 @@ struct pv_qp {
 	struct pv_pd *pd;	/* borrowed: one of parents, or NULL */
 	struct pv_cq *scq;	/* borrowed */
 	struct pv_cq *rcq;	/* borrowed */
+	struct pv_srq *srq;	/* borrowed: a parent, or NULL */
 	PyObject *qp_context;
 	enum ibv_qp_type qp_type;
 };

@@ -36,6 +36,7 @@ int pv_qp_destroy(struct pv_obj *o)
 	self->qp = NULL;
 	self->pd = NULL;
 	self->scq = self->rcq = NULL;
+	self->srq = NULL;
 	return 0;
 }
 
@@ -43,19 +44,10 @@ int pv_qp_destroy(struct pv_obj *o)
 static struct pv_cq *qp_cq_arg(PyObject *v, struct pv_obj *ctx,
 			       const char *what)
 {
-	struct pv_cq *cq;
-
-	if (v == NULL || v == Py_None)
+	if (v == NULL || v == Py_None ||
+	    pv_obj_check_in(PV_OBJ(v), ctx, what, "QP"))
 		return NULL;
-	cq = (struct pv_cq *)v;
-	if (pv_check_open(&cq->obj))
-		return NULL;
-	if (!pv_obj_descends_from(&cq->obj, ctx)) {
-		pv_raise_user("The %s CQ belongs to another Context than the "
-			      "QP", what);
-		return NULL;
-	}
-	return cq;
+	return (struct pv_cq *)v;
 }
 
 enum { QP_TO_INIT, QP_TO_RTR, QP_TO_RTS };
@@ -221,13 +213,18 @@ static struct pv_xrcd *qp_xrcd_arg(PyObject *xrcd, struct pv_obj *ctx)
 			      "attributes have no xrcd");
 		return NULL;
 	}
-	if (pv_check_open(PV_OBJ(xrcd)))
+	if (pv_obj_check_in(PV_OBJ(xrcd), ctx, "XRCD", "QP"))
 		return NULL;
-	if (!pv_obj_descends_from(PV_OBJ(xrcd), ctx)) {
-		pv_raise_user("The XRCD belongs to another Context than the QP");
-		return NULL;
-	}
 	return (struct pv_xrcd *)xrcd;
+}
+
+/* The SRQ of the init attributes (None: NULL, no error): open and of the
+ * QP's Context. */
+static struct pv_srq *qp_srq_arg(PyObject *v, struct pv_obj *ctx)
+{
+	if (!v || v == Py_None || pv_obj_check_in(PV_OBJ(v), ctx, "SRQ", "QP"))
+		return NULL;
+	return (struct pv_srq *)v;
 }
 
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -235,11 +232,12 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
 	struct pv_qp *self = (struct pv_qp *)obj;
 	PyObject *creator, *init_attr, *qp_attr = Py_None;
-	PyObject *scq_o, *rcq_o, *qp_context, *pd_o = Py_None;
+	PyObject *scq_o, *rcq_o, *srq_o, *qp_context, *pd_o = Py_None;
 	struct pv_obj *ctx, *links[PV_MAX_PARENTS];
 	struct pv_cq *scq, *rcq;
 	struct pv_pd *pd = NULL;
 	struct pv_xrcd *xrcd = NULL;
+	struct pv_srq *srq;
 	struct pv_qp_attr *qa = NULL;
 	int nlinks = 0, i, is_ex;
 
@@ -278,13 +276,8 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		pd_o = ((struct pv_qp_init_attr_ex *)init_attr)->pd;
 		if (pd_o && pd_o != Py_None) {
 			pd = (struct pv_pd *)pd_o;
-			if (pv_check_open(&pd->obj))
+			if (pv_obj_check_in(&pd->obj, ctx, "PD", "QP"))
 				return -1;
-			if (!pv_obj_descends_from(&pd->obj, ctx)) {
-				pv_raise_user("The PD belongs to another "
-					      "Context than the QP");
-				return -1;
-			}
 		} else {
 			pd_o = Py_None;
 		}
@@ -300,6 +293,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 		scq_o = ia->scq;
 		rcq_o = ia->rcq;
+		srq_o = ia->srq;
 		qp_context = ia->qp_context;
 		if (qp_check_create(ia->attr.qp_type, ia->attr.comp_mask, 1,
 				    pd_o, scq_o ? scq_o : Py_None,
@@ -313,17 +307,21 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 		scq_o = ia->scq;
 		rcq_o = ia->rcq;
+		srq_o = ia->srq;
 		qp_context = ia->qp_context;
 		if (qp_check_create(ia->attr.qp_type, 0, 0, pd_o,
 				    scq_o ? scq_o : Py_None,
 				    rcq_o ? rcq_o : Py_None))
 			return -1;
 	}
-	scq = qp_cq_arg(scq_o, ctx, "send");
+	scq = qp_cq_arg(scq_o, ctx, "send CQ");
 	if (!scq && PyErr_Occurred())
 		return -1;
-	rcq = qp_cq_arg(rcq_o, ctx, "receive");
+	rcq = qp_cq_arg(rcq_o, ctx, "receive CQ");
 	if (!rcq && PyErr_Occurred())
+		return -1;
+	srq = qp_srq_arg(srq_o, ctx);
+	if (!srq && PyErr_Occurred())
 		return -1;
 
 	pv_obj_setup(&self->obj, pv_qp_destroy);
@@ -334,7 +332,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->qp_context = self;
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
-		a->srq = NULL;
+		a->srq = srq ? srq->srq : NULL;
 		a->xrcd = xrcd ? xrcd->xrcd : NULL;
 		a->rwq_ind_tbl = NULL;
 		a->pd = pd ? pd->pd : NULL;
@@ -355,7 +353,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->qp_context = self;
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
-		a->srq = NULL;
+		a->srq = srq ? srq->srq : NULL;
 		self->qp = ibv_create_qp(pd->pd, a);
 		if (!self->qp) {
 			pv_raise_errno("ibv_create_qp", "Failed to create QP");
@@ -367,6 +365,8 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		links[nlinks++] = &scq->obj;
 	if (rcq && rcq != scq)
 		links[nlinks++] = &rcq->obj;
+	if (srq)
+		links[nlinks++] = &srq->obj;
 	for (i = 0; i < nlinks; i++)
 		if (pv_obj_link(&self->obj, links[i])) {
 			pv_qp_destroy(&self->obj);
@@ -376,6 +376,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	self->pd = pd;
 	self->scq = scq;
 	self->rcq = rcq;
+	self->srq = srq;
 	self->qp_type = self->qp->qp_type;
 	pv_set_slot(&self->qp_context, qp_context ? qp_context : Py_None);
 	pv_obj_opened(&self->obj);
@@ -497,6 +498,7 @@ static PyObject *qp_query(PyObject *obj, PyObject *args, PyObject *kw)
 	 * useful and prints the same. */
 	pv_set_slot(&ia->scq, self->scq ? (PyObject *)self->scq : Py_None);
 	pv_set_slot(&ia->rcq, self->rcq ? (PyObject *)self->rcq : Py_None);
+	pv_set_slot(&ia->srq, self->srq ? (PyObject *)self->srq : Py_None);
 	pv_set_slot(&ia->qp_context, self->qp_context ? self->qp_context :
 		 Py_None);
 	res = PyTuple_Pack(2, (PyObject *)a, (PyObject *)ia);
@@ -785,16 +787,17 @@ static int wr_copy(PyObject *dst, PyObject *src, int send)
 }
 
 /* Raise the post failure with .bad_wr_index set, and fill bad_wr. */
-static PyObject *qp_post_failed(int rc, int send, PyObject *const *items,
-				Py_ssize_t n, void *bad, PyObject *bad_wr)
+static PyObject *post_failed(int rc, const struct pv_post_ops *ops,
+			     PyObject *const *items, Py_ssize_t n, void *bad,
+			     PyObject *bad_wr)
 {
 	PyObject *found = NULL, *idx, *et, *ev, *tb;
+	int send = ops->send;
 	Py_ssize_t i = wr_find(items, n, bad, send, &found);
 
 	if (found && bad_wr && wr_copy(bad_wr, found, send))
 		return NULL;
-	pv_raise_rc(rc, send ? "ibv_post_send" : "ibv_post_recv",
-		    send ? "Failed to post send" : "Failed to post recv");
+	pv_raise_rc(rc, ops->func, ops->msg);
 	PyErr_Fetch(&et, &ev, &tb);
 	PyErr_NormalizeException(&et, &ev, &tb);
 	idx = i < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(i);
@@ -810,26 +813,17 @@ static PyObject *qp_post_failed(int rc, int send, PyObject *const *items,
 	return NULL;
 }
 
-static inline int qp_post_c(struct pv_qp *self, void *head, void **bad,
-			    int send)
-{
-	if (send)
-		return ibv_post_send(self->qp, head,
-				     (struct ibv_send_wr **)bad);
-	return ibv_post_recv(self->qp, head, (struct ibv_recv_wr **)bad);
-}
-
 /*
- * post_send(wr, bad_wr=None) / post_recv(wr, bad_wr=None).  wr is a WR
- * (with its next_wr chain) or a list/tuple of WRs, posted in one call: the
- * elements' chains are linked tail to head for the call and unlinked after.
- * No allocation on the way.  Returns None, or raises PyverbsRDMAError with
- * bad_wr_index (the failing WR's position, chains flattened).
+ * post_send(wr, bad_wr=None), post_recv(wr, bad_wr=None) of QPs and SRQs
+ * (pyverbs.h).  wr is a WR (with its next_wr chain) or a list/tuple of WRs,
+ * posted in one call: the elements' chains are linked tail to head for the
+ * call and unlinked after.  No allocation on the way.
  */
-static PyObject *qp_post(PyObject *obj, PyObject *const *args,
-			 Py_ssize_t nargs, PyObject *kwnames, int send)
+PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
+		      enum ibv_qp_type qpt, PyObject *const *args,
+		      Py_ssize_t nargs, PyObject *kwnames)
 {
-	struct pv_qp *self = (struct pv_qp *)obj;
+	int send = ops->send;
 	PyObject *wr = nargs > 0 ? args[0] : NULL;
 	PyObject *bad_wr = nargs > 1 ? args[1] : NULL;
 	PyTypeObject *tp = wr_type(send);
@@ -860,7 +854,7 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 		goto usage;
 	if (bad_wr == Py_None)
 		bad_wr = NULL;
-	if (qp_open(self))
+	if (pv_check_open(PV_OBJ(obj)))
 		return NULL;
 	if (!tp) {
 		pv_raise_user("%s is not available",
@@ -878,19 +872,19 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 
 		if (!next) {
 			/* the common case: one WR, no chain */
-			if ((send && (pv_send_wr_check(SWR(wr), self->qp_type) ||
+			if ((send && (pv_send_wr_check(SWR(wr), qpt) ||
 				      swr_check_one(SWR(wr)))) ||
 			    wr_check_link(wr, NULL, send))
 				return NULL;
-		} else if (!wr_mark_chain(wr, send, self->qp_type)) {
+		} else if (!wr_mark_chain(wr, send, qpt)) {
 			wr_unmark_chain(wr, send, 0);
 			return NULL;
 		}
-		rc = qp_post_c(self, wr_c(wr, send), &bad, send);
+		rc = ops->post(obj, wr_c(wr, send), &bad);
 		if (next)
 			wr_unmark_chain(wr, send, 0);
 		if (rc)
-			return qp_post_failed(rc, send, &wr, 1, bad, bad_wr);
+			return post_failed(rc, ops, &wr, 1, bad, bad_wr);
 		Py_RETURN_NONE;
 	}
 	if (!PyList_Check(wr) && !PyTuple_Check(wr)) {
@@ -912,7 +906,7 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 				     tp->tp_name, Py_TYPE(items[i])->tp_name);
 			goto unmark;
 		}
-		if (!wr_mark_chain(items[i], send, self->qp_type)) {
+		if (!wr_mark_chain(items[i], send, qpt)) {
 			i++;
 			goto unmark;
 		}
@@ -925,11 +919,11 @@ static PyObject *qp_post(PyObject *obj, PyObject *const *args,
 			t = wr_next(t, send);
 		wr_set_c_next(t, items[i + 1], send);
 	}
-	rc = qp_post_c(self, wr_c(items[0], send), &bad, send);
+	rc = ops->post(obj, wr_c(items[0], send), &bad);
 	for (i = 0; i < n; i++)
 		wr_unmark_chain(items[i], send, 1);
 	if (rc)
-		return qp_post_failed(rc, send, items, n, bad, bad_wr);
+		return post_failed(rc, ops, items, n, bad, bad_wr);
 	Py_RETURN_NONE;
 
 unmark:
@@ -939,20 +933,45 @@ unmark:
 
 usage:
 	PyErr_Format(PyExc_TypeError, "%s(wr, bad_wr=None): bad arguments",
-		     send ? "post_send" : "post_recv");
+		     ops->method);
 	return NULL;
 }
+
+/* ibv_post_send() and ibv_post_recv() return an errno value. */
+static int qp_post_send_c(PyObject *obj, void *head, void **bad)
+{
+	return ibv_post_send(((struct pv_qp *)obj)->qp, head,
+			     (struct ibv_send_wr **)bad);
+}
+
+static int qp_post_recv_c(PyObject *obj, void *head, void **bad)
+{
+	return ibv_post_recv(((struct pv_qp *)obj)->qp, head,
+			     (struct ibv_recv_wr **)bad);
+}
+
+static const struct pv_post_ops qp_send_ops = {
+	.send = 1, .method = "post_send", .func = "ibv_post_send",
+	.msg = "Failed to post send", .post = qp_post_send_c,
+};
+
+static const struct pv_post_ops qp_recv_ops = {
+	.send = 0, .method = "post_recv", .func = "ibv_post_recv",
+	.msg = "Failed to post recv", .post = qp_post_recv_c,
+};
 
 static PyObject *qp_post_send(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return qp_post(obj, args, nargs, kwnames, 1);
+	return pv_post_wrs(obj, &qp_send_ops, ((struct pv_qp *)obj)->qp_type,
+			   args, nargs, kwnames);
 }
 
 static PyObject *qp_post_recv(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return qp_post(obj, args, nargs, kwnames, 0);
+	return pv_post_wrs(obj, &qp_recv_ops, ((struct pv_qp *)obj)->qp_type,
+			   args, nargs, kwnames);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1007,6 +1026,8 @@ static PyObject *qp_get_parent(PyObject *obj, void *c)
 			o = self->scq ? &self->scq->obj : NULL;
 		else if (!strcmp(c, "rcq"))
 			o = self->rcq ? &self->rcq->obj : NULL;
+		else if (!strcmp(c, "srq"))
+			o = self->srq ? &self->srq->obj : NULL;
 		else if (!strcmp(c, "qp_context"))
 			return pv_get_slot(self->qp_context);
 	}
@@ -1085,6 +1106,8 @@ static PyGetSetDef qp_getset[] = {
 	{ "scq", qp_get_parent, NULL, "The send CQ (None if closed).", "scq" },
 	{ "rcq", qp_get_parent, NULL, "The receive CQ (None if closed).",
 	  "rcq" },
+	{ "srq", qp_get_parent, NULL,
+	  "The SRQ the QP receives from (None if none or closed).", "srq" },
 	{ "qp_context", qp_get_parent, NULL,
 	  "The qp_context of the init attributes.", "qp_context" },
 	{ NULL }
