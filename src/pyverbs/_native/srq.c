@@ -232,19 +232,19 @@ static int srq_destroy(struct pv_obj *o)
 }
 
 /*
- * The object of an SrqInitAttrEx slot: NULL for None, or an open object of
- * ctx.  needed: the SRQ type or comp_mask asks for it (None refused).
- * Returns 0 with *out set, or -1.
+ * The object of the SrqInitAttrEx slot name: NULL for None, or an open
+ * object of ctx.  needed: the SRQ type or comp_mask asks for it (None
+ * refused).  Returns 0 with *out set, or -1.
  */
 static int srq_member(PyObject *v, struct pv_obj *ctx, const char *what,
-		      int needed, struct pv_obj **out)
+		      const char *name, int needed, struct pv_obj **out)
 {
 	*out = NULL;
 	if (!v || v == Py_None) {
 		if (!needed)
 			return 0;
-		pv_raise_user("The SRQ needs a %s: set it in the "
-			      "SrqInitAttrEx", what);
+		pv_raise_user("The SRQ needs SrqInitAttrEx.%s (its srq_type or "
+			      "comp_mask asks for a %s)", name, what);
 		return -1;
 	}
 	if (pv_obj_check_in(PV_OBJ(v), ctx, what, "SRQ"))
@@ -267,11 +267,11 @@ static int srq_create_ex(struct pv_srq *self, struct pv_context *ctx,
 	 * libibverbs and the providers create every SRQ on a PD and take the
 	 * XRCD and CQ of the types that have one without checking them.
 	 */
-	if (srq_member(ia->pd, &ctx->obj, "PD", 1, &pd) ||
-	    srq_member(ia->xrcd, &ctx->obj, "XRCD",
+	if (srq_member(ia->pd, &ctx->obj, "PD", "pd", 1, &pd) ||
+	    srq_member(ia->xrcd, &ctx->obj, "XRCD", "xrcd",
 		       type == IBV_SRQT_XRC || (mask & IBV_SRQ_INIT_ATTR_XRCD),
 		       &xrcd) ||
-	    srq_member(ia->cq, &ctx->obj, "CQ",
+	    srq_member(ia->cq, &ctx->obj, "CQ", "cq",
 		       type == IBV_SRQT_XRC || type == IBV_SRQT_TM ||
 		       (mask & IBV_SRQ_INIT_ATTR_CQ), &cq))
 		return -1;
@@ -281,7 +281,8 @@ static int srq_create_ex(struct pv_srq *self, struct pv_context *ctx,
 	a->cq = cq ? ((struct pv_cq *)cq)->cq : NULL;
 	self->srq = ibv_create_srq_ex(ctx->ctx, a);
 	if (!self->srq) {
-		pv_raise_errno("ibv_create_srq_ex", "Failed to create SRQ");
+		pv_raise_errno("ibv_create_srq_ex",
+			       "Failed to create SRQ (errno is %d)", errno);
 		return -1;
 	}
 	links[(*nlinks)++] = &ctx->obj;
@@ -326,7 +327,9 @@ static int srq_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->srq_context = self;
 		self->srq = ibv_create_srq(pd->pd, a);
 		if (!self->srq) {
-			pv_raise_errno("ibv_create_srq", "Failed to create SRQ");
+			pv_raise_errno("ibv_create_srq",
+				       "Failed to create SRQ (errno is %d)",
+				       errno);
 			return -1;
 		}
 		links[nlinks++] = &pd->obj;
