@@ -224,7 +224,7 @@ def test_srq_bad_arguments_on_host():
 # masked.  (The reference crashes on some bad input, e.g. SRQ(None, None),
 # so only what it survives is here.)
 _DUMP = r'''
-
+import re
 from pyverbs.srq import SrqAttr, SrqInitAttr, SrqInitAttrEx, OpsWr
 from pyverbs.wr import SGE
 
