@@ -243,8 +243,8 @@ static int srq_member(PyObject *v, struct pv_obj *ctx, const char *what,
 	if (!v || v == Py_None) {
 		if (!needed)
 			return 0;
-		pv_raise_user("The SRQ needs SrqInitAttrEx.%s (its srq_type or "
-			      "comp_mask asks for a %s)", name, what);
+		pv_raise_user("The SRQ needs SrqInitAttrEx.%s: its srq_type "
+			      "or comp_mask asks for the %s", name, what);
 		return -1;
 	}
 	if (pv_obj_check_in(PV_OBJ(v), ctx, what, "SRQ"))
