@@ -23,8 +23,9 @@ BAD = [None, -1, -2**63, 2**31, 2**32, 2**64, 1.5, float('nan'), 'x',
 
 MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
            'pyverbs.cq', 'pyverbs.qp', 'pyverbs.addr', 'pyverbs.wr',
-           'pyverbs.xrcd', 'pyverbs.base', 'pyverbs.utils', 'pyverbs.enums',
-           'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec', 'pyverbs.wq']
+           'pyverbs.xrcd', 'pyverbs.srq', 'pyverbs.base', 'pyverbs.utils',
+           'pyverbs.enums', 'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec',
+           'pyverbs.wq']
 
 # Calls that block by design (they wait for an event) are not fuzzed with
 # values that could be valid.
@@ -175,6 +176,10 @@ def _live_objects(ctx):
         for qpt in (e.IBV_QPT_RC, e.IBV_QPT_UC, e.IBV_QPT_UD):
             objs.append(QP(pd, QPInitAttr(qp_type=qpt, scq=cq, rcq=cq,
                                           cap=QPCap())))
+        from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+        srq = SRQ(pd, SrqInitAttr(SrqAttr()))
+        objs += [srq, QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq,
+                                        rcq=cq, srq=srq))]
     except Exception as ex:                  # a class not built yet
         print('live objects limited:', ex)
     return objs

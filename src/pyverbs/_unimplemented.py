@@ -54,8 +54,6 @@ MISSING = {
                    'QPInitAttr', 'QPInitAttrEx'),
     'pyverbs.addr': ('AH', 'AHAttr', 'GID', 'GRH', 'GlobalRoute'),
     'pyverbs.wr': ('RecvWR', 'SGE', 'SendWR', 'send_flags_to_str'),
-    'pyverbs.srq': ('OpsWr', 'SRQ', 'SrqAttr', 'SrqInitAttr',
-                    'SrqInitAttrEx'),
     'pyverbs.xrcd': ('XRCD', 'XRCDInitAttr'),
     'pyverbs.cmid': ('AddrInfo', 'CMEvent', 'CMEventChannel', 'CMID',
                      'ConnParam', 'JoinMCAttrEx', 'UDParam'),

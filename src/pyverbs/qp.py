@@ -15,14 +15,15 @@ Differences from upstream pyverbs, all additive:
   to RTS in one call, for a connection set up over any side channel.
 - QPAttr.alt_ah_attr reads back the alternate path's own port_num
   (upstream returns the primary path's).
-- query() returns a QPInitAttr naming the QP's CQs (upstream: None).
+- query() returns a QPInitAttr naming the QP's CQs and SRQ (upstream:
+  None); QP.srq is the SRQ the QP receives from.
+- The SRQ, XRCD, PD and CQs of the init attributes are checked open and of
+  the QP's Context at creation; the QP is their child (closing any of them
+  closes the QP first).
 - QPEx refuses what would crash or hang upstream: a builder the QP was not
   created for, a call outside wr_start()..wr_complete(), a second
   wr_start(), an AH closed before wr_complete(); inline data and TSO
   headers are copied from their address through a fault-safe read.
-- SRQ, XRCD and memory windows are not implemented yet: the init
-  attributes accept only None for them, and wr_bind_mw() raises
-  PyverbsUserError.
 - An RSS QP (comp_mask IBV_QP_INIT_ATTR_IND_TABLE / _RX_HASH) needs the
   ind_table / hash_conf the mask names, and no CQ; its RwqIndTable must be
   open and of the QP's Context, and becomes a parent of the QP.  The

@@ -558,6 +558,13 @@ static void *ctx_wq_handle(PyObject *o)
 	return ((struct pv_wq *)o)->wq;
 }
 
+static void *ctx_srq_handle(PyObject *o)
+{
+	if (!pv.SRQ || !PyObject_TypeCheck(o, pv.SRQ))
+		return NULL;
+	return ((struct pv_srq *)o)->srq;
+}
+
 /* New reference to what the event is about, or NULL for None. */
 static PyObject *ctx_event_element(struct pv_context *self,
 				   const struct ibv_async_event *ev)
@@ -575,6 +582,10 @@ static PyObject *ctx_event_element(struct pv_context *self,
 	else if (ev->event_type == IBV_EVENT_WQ_FATAL)
 		found = ctx_find_handle(&self->obj, ctx_wq_handle,
 					ev->element.wq, 0);
+	else if (ev->event_type == IBV_EVENT_SRQ_ERR ||
+		 ev->event_type == IBV_EVENT_SRQ_LIMIT_REACHED)
+		found = ctx_find_handle(&self->obj, ctx_srq_handle,
+					ev->element.srq, 0);
 	return Py_XNewRef(found);
 }
 

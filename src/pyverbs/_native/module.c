@@ -62,7 +62,8 @@ static int verbs_exec(PyObject *m)
 	    pv_dmabuf_init_types(m) || pv_dm_init_types(m) ||
 	    pv_mw_init_types(m) ||
 	    pv_cq_init_types(m) ||
-	    pv_wr_init_types(m) || pv_qp_attr_init_types(m) ||
+	    pv_wr_init_types(m) || pv_srq_init_types(m) ||
+	    pv_qp_attr_init_types(m) ||
 	    pv_qp_init_types(m) || pv_qpex_init_types(m) ||
 	    pv_wq_init_types(m) || pv_spec_init_types(m) ||
 	    pv_flow_init_types(m) || pv_enums_init(m))

@@ -153,6 +153,18 @@ PyObject *pv_unimport(struct pv_obj *o, int imported)
 	Py_RETURN_NONE;
 }
 
+int pv_obj_check_in(struct pv_obj *o, struct pv_obj *ctx, const char *what,
+		    const char *owner)
+{
+	if (pv_check_open(o))
+		return -1;
+	if (pv_obj_descends_from(o, ctx))
+		return 0;
+	pv_raise_user("The %s belongs to another Context than the %s", what,
+		      owner);
+	return -1;
+}
+
 int pv_check_open_slow(struct pv_obj *o)
 {
 	pv_raise_user("%s object is closed", Py_TYPE(o)->tp_name);

@@ -54,7 +54,7 @@ struct pv_parent_link {
 
 /*
  * Every object has PV_MAX_PARENTS parent slots in place.  An object with
- * more parents (an RSS indirection table has one per WQ, a QP may have six)
+ * more parents (an RSS indirection table has one per WQ, a QP up to seven)
  * reserves room for all of them with pv_obj_reserve_parents() before its
  * first link: the extra links live in one heap array (xparents) that is
  * never reallocated while linked, since the parents' lists point into it.
@@ -163,6 +163,10 @@ static inline struct pv_obj *pv_obj_root(struct pv_obj *o)
 /* Is 'anc' a parent, grand-parent, ... of o (used for "same Context"
  * checks). */
 int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc);
+/* o is open and descends from ctx; else -1 with PyverbsUserError ("... is
+ * closed", or "The <what> belongs to another Context than the <owner>"). */
+int pv_obj_check_in(struct pv_obj *o, struct pv_obj *ctx, const char *what,
+		    const char *owner);
 
 /* Generic slots for handle types: subtypes with extra PyObject fields
  * call these from their own traverse/clear. */
@@ -508,6 +512,12 @@ struct pv_state {
 	PyTypeObject *RwqIndTableInitAttr;
 	PyTypeObject *RwqIndTable;
 	PyTypeObject *RxHashConf;
+	/* srq.c (OpsWr: wr.c) */
+	PyTypeObject *SrqAttr;
+	PyTypeObject *SrqInitAttr;
+	PyTypeObject *SrqInitAttrEx;
+	PyTypeObject *SRQ;
+	PyTypeObject *OpsWr;
 };
 
 extern struct pv_state pv;
@@ -536,6 +546,7 @@ int pv_fd_arr_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
 int pv_wr_init_types(PyObject *m);
+int pv_srq_init_types(PyObject *m);	/* after cq, xrcd and wr */
 int pv_qp_attr_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
 int pv_qpex_init_types(PyObject *m);
@@ -592,7 +603,7 @@ struct pv_query_device_ex_input {
  * An async event.  get_async_event() acks the event as soon as it has
  * copied it (so that no destroy can block on an event Python forgot to
  * ack); ack() is kept for compatibility and does nothing more.  element is
- * the QP/CQ object the event is about (None if unknown), or the port
+ * the QP/CQ/SRQ object the event is about (None if unknown), or the port
  * number for port events.
  */
 struct pv_async_event {
@@ -809,6 +820,19 @@ struct pv_recv_wr {
 	unsigned char in_post;
 };
 /*
+ * A tag-matching operation on an SRQ (struct ibv_ops_wr, pyverbs.srq.OpsWr).
+ * Its SGEs (wr.tm.add.sg_list) and next_wr chain are held as a RecvWR's.
+ */
+struct pv_ops_wr {
+	PyObject_HEAD
+	struct ibv_ops_wr wr;
+	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
+	int sg_cap;
+	PyObject *next_wr;	/* OpsWr or NULL */
+};
+int pv_ops_wr_copy(struct pv_ops_wr *dst, const struct pv_ops_wr *src);
+
+/*
  * Refuse a chain of send WRs that the provider could not post safely: an AH
  * that was closed (its PD was closed), a UD QP's WR without set_wr_ud(), a
  * BIND_MW without a memory window.  Returns 0, or -1 with PyverbsUserError
@@ -822,6 +846,28 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt);
  */
 int pv_send_wr_copy(struct pv_send_wr *dst, const struct pv_send_wr *src);
 int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src);
+
+/*
+ * qp.c: post a WR (with its next_wr chain) or a list/tuple of WRs in one
+ * call of ops->post (ibv_post_send, ibv_post_recv, ibv_post_srq_recv,
+ * ibv_post_wq_recv)
+ * on self, a handle object checked open first.  args/nargs/kwnames are the
+ * METH_FASTCALL|METH_KEYWORDS arguments (wr, bad_wr=None).  qpt is the QP
+ * type the send WRs are checked against (unused for receive WRs).  On
+ * failure raises PyverbsRDMAError with bad_wr_index (the failing WR's
+ * position, chains flattened) and copies the failing WR into bad_wr.
+ */
+struct pv_post_ops {
+	int send;		/* SendWRs, else RecvWRs */
+	const char *method;	/* "post_recv", for the usage message */
+	const char *func;	/* "ibv_post_srq_recv" */
+	const char *msg;	/* "Failed to post receive to SRQ." */
+	/* returns 0 or an errno value, with *bad set */
+	int (*post)(PyObject *self, void *head, void **bad);
+};
+PyObject *pv_post_wrs(PyObject *self, const struct pv_post_ops *ops,
+		      enum ibv_qp_type qpt, PyObject *const *args,
+		      Py_ssize_t nargs, PyObject *kwnames);
 
 /*
  * qp.c: attribute objects.  The pointers of the embedded init attributes
@@ -839,14 +885,14 @@ struct pv_qp_init_attr {
 	struct ibv_qp_init_attr attr;
 	PyObject *qp_context;	/* any object, or None */
 	PyObject *scq, *rcq;	/* CQ, CQEX or None */
-	PyObject *srq;		/* None (SRQ not implemented yet) */
+	PyObject *srq;		/* SRQ or None */
 };
 struct pv_qp_init_attr_ex {
 	PyObject_HEAD
 	struct ibv_qp_init_attr_ex attr;
 	PyObject *qp_context;
 	PyObject *scq, *rcq;
-	PyObject *srq;		/* None (not implemented yet) */
+	PyObject *srq;		/* SRQ or None */
 	PyObject *xrcd;		/* XRCD or None */
 	PyObject *ind_table;	/* RwqIndTable or None */
 	PyObject *hash_conf;	/* RxHashConf or None */
@@ -856,6 +902,10 @@ struct pv_qp_attr {
 	PyObject_HEAD
 	struct ibv_qp_attr attr;
 };
+/* qp_attr.c: the check of an object slot that takes a CQ, a CQEX or None
+ * (PyverbsUserError otherwise). */
+int pv_oslot_check_cq(PyObject *v);
+
 /* Upstream derives ECE from PyverbsCM although it owns no resource. */
 struct pv_ece {
 	struct pv_obj obj;
@@ -863,9 +913,20 @@ struct pv_ece {
 };
 
 /*
+ * srq.c: a shared receive queue.  parents: the PD (ibv_create_srq), or the
+ * Context then the PD, XRCD and CQ of the SrqInitAttrEx that are set
+ * (ibv_create_srq_ex).  srq->srq_context is the SRQ object itself
+ * (borrowed: the ibv_srq never outlives it).  Its QPs are its children.
+ */
+struct pv_srq {
+	struct pv_obj obj;
+	struct ibv_srq *srq;
+};
+
+/*
  * qp.c; parents: PD (created by ibv_create_qp) or Context (ibv_create_qp_ex)
- * then the PD of the init attributes if any, the send CQ, and the receive
- * CQ when distinct.  qp->qp_context is the QP object itself (borrowed: the
+ * then the PD and XRCD of the init attributes if any, the send CQ, the
+ * receive CQ when distinct, and the SRQ if any.  qp->qp_context is the QP object itself (borrowed: the
  * ibv_qp never outlives it), so an async event can name its QP; the user's
  * qp_context is kept in qp_context.
  */
@@ -876,6 +937,7 @@ struct pv_qp {
 	struct pv_cq *scq;	/* borrowed */
 	struct pv_cq *rcq;	/* borrowed */
 	struct pv_rwq_ind_table *ind_table;	/* borrowed: a parent, or NULL */
+	struct pv_srq *srq;	/* borrowed: a parent, or NULL */
 	PyObject *qp_context;
 	enum ibv_qp_type qp_type;
 };
@@ -884,21 +946,6 @@ int pv_qp_destroy(struct pv_obj *o);
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw);
 int pv_qp_traverse(PyObject *obj, visitproc visit, void *arg);
 int pv_qp_clear(PyObject *obj);
-
-/*
- * qp.c: the posting of receive WRs that QP.post_recv() and WQ.post_recv()
- * share.  args are (wr, bad_wr=None) in vectorcall form: wr is a RecvWR
- * (with its next_wr chain) or a list/tuple of RecvWRs, all checked and
- * posted in one call of post(), which returns an errno value (the
- * ibv_post_*recv() of obj, called only once obj is checked open).  A
- * failure raises PyverbsRDMAError ("Failed to post recv", func) with
- * bad_wr_index and copies the failing WR into bad_wr.
- */
-typedef int (*pv_post_recv_fn)(struct pv_obj *obj, struct ibv_recv_wr *wr,
-			       struct ibv_recv_wr **bad);
-PyObject *pv_post_recv(struct pv_obj *obj, pv_post_recv_fn post,
-		       const char *func, PyObject *const *args,
-		       Py_ssize_t nargs, PyObject *kwnames);
 
 /*
  * qp.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the

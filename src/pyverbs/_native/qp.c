@@ -37,6 +37,7 @@ int pv_qp_destroy(struct pv_obj *o)
 	self->pd = NULL;
 	self->scq = self->rcq = NULL;
 	self->ind_table = NULL;
+	self->srq = NULL;
 	return 0;
 }
 
@@ -44,19 +45,10 @@ int pv_qp_destroy(struct pv_obj *o)
 static struct pv_cq *qp_cq_arg(PyObject *v, struct pv_obj *ctx,
 			       const char *what)
 {
-	struct pv_cq *cq;
-
-	if (v == NULL || v == Py_None)
+	if (v == NULL || v == Py_None ||
+	    pv_obj_check_in(PV_OBJ(v), ctx, what, "QP"))
 		return NULL;
-	cq = (struct pv_cq *)v;
-	if (pv_check_open(&cq->obj))
-		return NULL;
-	if (!pv_obj_descends_from(&cq->obj, ctx)) {
-		pv_raise_user("The %s CQ belongs to another Context than the "
-			      "QP", what);
-		return NULL;
-	}
-	return cq;
+	return (struct pv_cq *)v;
 }
 
 enum { QP_TO_INIT, QP_TO_RTR, QP_TO_RTS };
@@ -229,12 +221,8 @@ static struct pv_xrcd *qp_xrcd_arg(PyObject *xrcd, struct pv_obj *ctx)
 {
 	if (qp_needs(xrcd, "IBV_QP_INIT_ATTR_XRCD", "xrcd"))
 		return NULL;
-	if (pv_check_open(PV_OBJ(xrcd)))
+	if (pv_obj_check_in(PV_OBJ(xrcd), ctx, "XRCD", "QP"))
 		return NULL;
-	if (!pv_obj_descends_from(PV_OBJ(xrcd), ctx)) {
-		pv_raise_user("The XRCD belongs to another Context than the QP");
-		return NULL;
-	}
 	return (struct pv_xrcd *)xrcd;
 }
 
@@ -263,19 +251,29 @@ static int qp_rss_args(struct pv_qp_init_attr_ex *ia, struct pv_obj *ctx,
 	return 0;
 }
 
+/* The SRQ of the init attributes (None: NULL, no error): open and of the
+ * QP's Context. */
+static struct pv_srq *qp_srq_arg(PyObject *v, struct pv_obj *ctx)
+{
+	if (!v || v == Py_None || pv_obj_check_in(PV_OBJ(v), ctx, "SRQ", "QP"))
+		return NULL;
+	return (struct pv_srq *)v;
+}
+
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
 	struct pv_qp *self = (struct pv_qp *)obj;
 	PyObject *creator, *init_attr, *qp_attr = Py_None;
-	PyObject *scq_o, *rcq_o, *qp_context, *pd_o = Py_None;
-	struct pv_obj *ctx, *links[8], *uses[5];
+	PyObject *scq_o, *rcq_o, *srq_o, *qp_context, *pd_o = Py_None;
+	struct pv_obj *ctx, *links[8], *uses[6];
 	struct pv_alloc_guard guard;
 	struct pv_cq *scq, *rcq;
 	struct pv_pd *pd = NULL;
 	struct pv_xrcd *xrcd = NULL;
 	struct pv_rwq_ind_table *ind = NULL;
 	struct ibv_rx_hash_conf rx;
+	struct pv_srq *srq;
 	struct pv_qp_attr *qa = NULL;
 	int nlinks = 0, i, is_ex;
 
@@ -314,13 +312,8 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		pd_o = ((struct pv_qp_init_attr_ex *)init_attr)->pd;
 		if (pd_o && pd_o != Py_None) {
 			pd = (struct pv_pd *)pd_o;
-			if (pv_check_open(&pd->obj))
+			if (pv_obj_check_in(&pd->obj, ctx, "PD", "QP"))
 				return -1;
-			if (!pv_obj_descends_from(&pd->obj, ctx)) {
-				pv_raise_user("The PD belongs to another "
-					      "Context than the QP");
-				return -1;
-			}
 		} else {
 			pd_o = Py_None;
 		}
@@ -336,6 +329,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 		scq_o = ia->scq;
 		rcq_o = ia->rcq;
+		srq_o = ia->srq;
 		qp_context = ia->qp_context;
 		if (qp_check_create(ia->attr.qp_type, ia->attr.comp_mask, 1,
 				    ia->attr.cap.max_send_wr, pd_o,
@@ -352,17 +346,21 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 		scq_o = ia->scq;
 		rcq_o = ia->rcq;
+		srq_o = ia->srq;
 		qp_context = ia->qp_context;
 		if (qp_check_create(ia->attr.qp_type, 0, 0, 0, pd_o,
 				    scq_o ? scq_o : Py_None,
 				    rcq_o ? rcq_o : Py_None))
 			return -1;
 	}
-	scq = qp_cq_arg(scq_o, ctx, "send");
+	scq = qp_cq_arg(scq_o, ctx, "send CQ");
 	if (!scq && PyErr_Occurred())
 		return -1;
-	rcq = qp_cq_arg(rcq_o, ctx, "receive");
+	rcq = qp_cq_arg(rcq_o, ctx, "receive CQ");
 	if (!rcq && PyErr_Occurred())
+		return -1;
+	srq = qp_srq_arg(srq_o, ctx);
+	if (!srq && PyErr_Occurred())
 		return -1;
 
 	pv_obj_setup(&self->obj, pv_qp_destroy);
@@ -371,7 +369,8 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	uses[2] = scq ? &scq->obj : NULL;
 	uses[3] = rcq ? &rcq->obj : NULL;
 	uses[4] = ind ? &ind->obj : NULL;
-	pv_alloc_guard_begin(&guard, pd, uses, 5);
+	uses[5] = srq ? &srq->obj : NULL;
+	pv_alloc_guard_begin(&guard, pd, uses, 6);
 	if (is_ex) {
 		struct ibv_qp_init_attr_ex *a =
 			&((struct pv_qp_init_attr_ex *)init_attr)->attr;
@@ -379,7 +378,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->qp_context = self;
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
-		a->srq = NULL;
+		a->srq = srq ? srq->srq : NULL;
 		a->xrcd = xrcd ? xrcd->xrcd : NULL;
 		a->rwq_ind_tbl = ind ? ind->tbl : NULL;
 		a->rx_hash_conf = rx;
@@ -406,7 +405,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->qp_context = self;
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
-		a->srq = NULL;
+		a->srq = srq ? srq->srq : NULL;
 		self->qp = ibv_create_qp(pd->pd, a);
 		if (!self->qp)
 			pv_raise_errno("ibv_create_qp", "Failed to create QP");
@@ -419,6 +418,8 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		links[nlinks++] = &scq->obj;
 	if (rcq && rcq != scq)
 		links[nlinks++] = &rcq->obj;
+	if (srq)
+		links[nlinks++] = &srq->obj;
 	if (pv_obj_reserve_parents(&self->obj, nlinks)) {
 		pv_qp_destroy(&self->obj);
 		return -1;
@@ -433,6 +434,7 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	self->scq = scq;
 	self->rcq = rcq;
 	self->ind_table = ind;
+	self->srq = srq;
 	self->qp_type = self->qp->qp_type;
 	pv_set_slot(&self->qp_context, qp_context ? qp_context : Py_None);
 	pv_obj_opened(&self->obj);
@@ -554,6 +556,7 @@ static PyObject *qp_query(PyObject *obj, PyObject *args, PyObject *kw)
 	 * useful and prints the same. */
 	pv_set_slot(&ia->scq, self->scq ? (PyObject *)self->scq : Py_None);
 	pv_set_slot(&ia->rcq, self->rcq ? (PyObject *)self->rcq : Py_None);
+	pv_set_slot(&ia->srq, self->srq ? (PyObject *)self->srq : Py_None);
 	pv_set_slot(&ia->qp_context, self->qp_context ? self->qp_context :
 		 Py_None);
 	res = PyTuple_Pack(2, (PyObject *)a, (PyObject *)ia);
@@ -841,30 +844,18 @@ static int wr_copy(PyObject *dst, PyObject *src, int send)
 	return 0;
 }
 
-/*
- * Where WRs go: a QP's send queue (post_send()), or the receive queue of a
- * QP or a WQ (post_recv() and WQ.post_recv() through pv_post_recv()).
- */
-struct wr_dest {
-	struct pv_obj *obj;	/* a QP for send WRs */
-	int send;
-	pv_post_recv_fn recv;	/* receive WRs: the call that posts them */
-	const char *func;	/* its name, for the error */
-};
-
 /* Raise the post failure with .bad_wr_index set, and fill bad_wr. */
-static PyObject *qp_post_failed(int rc, const struct wr_dest *d,
-				PyObject *const *items, Py_ssize_t n, void *bad,
-				PyObject *bad_wr)
+static PyObject *post_failed(int rc, const struct pv_post_ops *ops,
+			     PyObject *const *items, Py_ssize_t n, void *bad,
+			     PyObject *bad_wr)
 {
 	PyObject *found = NULL, *idx, *et, *ev, *tb;
-	int send = d->send;
+	int send = ops->send;
 	Py_ssize_t i = wr_find(items, n, bad, send, &found);
 
 	if (found && bad_wr && wr_copy(bad_wr, found, send))
 		return NULL;
-	pv_raise_rc(rc, d->func,
-		    send ? "Failed to post send" : "Failed to post recv");
+	pv_raise_rc(rc, ops->func, ops->msg);
 	PyErr_Fetch(&et, &ev, &tb);
 	PyErr_NormalizeException(&et, &ev, &tb);
 	idx = i < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(i);
@@ -880,28 +871,17 @@ static PyObject *qp_post_failed(int rc, const struct wr_dest *d,
 	return NULL;
 }
 
-/* The post call itself; returns an errno value. */
-static inline int qp_post_c(const struct wr_dest *d, void *head, void **bad)
-{
-	if (d->send)
-		return ibv_post_send(((struct pv_qp *)d->obj)->qp, head,
-				     (struct ibv_send_wr **)bad);
-	return d->recv(d->obj, head, (struct ibv_recv_wr **)bad);
-}
-
 /*
- * post_send(wr, bad_wr=None) / post_recv(wr, bad_wr=None).  wr is a WR
- * (with its next_wr chain) or a list/tuple of WRs, posted in one call: the
- * elements' chains are linked tail to head for the call and unlinked after.
- * No allocation on the way.  Returns None, or raises PyverbsRDMAError with
- * bad_wr_index (the failing WR's position, chains flattened).
+ * post_send(wr, bad_wr=None), post_recv(wr, bad_wr=None) of QPs and SRQs
+ * (pyverbs.h).  wr is a WR (with its next_wr chain) or a list/tuple of WRs,
+ * posted in one call: the elements' chains are linked tail to head for the
+ * call and unlinked after.  No allocation on the way.
  */
-static PyObject *qp_post(const struct wr_dest *d, PyObject *const *args,
-			 Py_ssize_t nargs, PyObject *kwnames)
+PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
+		      enum ibv_qp_type qpt, PyObject *const *args,
+		      Py_ssize_t nargs, PyObject *kwnames)
 {
-	int send = d->send;
-	/* only QPs take send WRs: the QP type is read for them only */
-	enum ibv_qp_type qpt = send ? ((struct pv_qp *)d->obj)->qp_type : 0;
+	int send = ops->send;
 	PyObject *wr = nargs > 0 ? args[0] : NULL;
 	PyObject *bad_wr = nargs > 1 ? args[1] : NULL;
 	PyTypeObject *tp = wr_type(send);
@@ -932,7 +912,7 @@ static PyObject *qp_post(const struct wr_dest *d, PyObject *const *args,
 		goto usage;
 	if (bad_wr == Py_None)
 		bad_wr = NULL;
-	if (pv_check_open(d->obj))
+	if (pv_check_open(PV_OBJ(obj)))
 		return NULL;
 	if (!tp) {
 		pv_raise_user("%s is not available",
@@ -958,11 +938,11 @@ static PyObject *qp_post(const struct wr_dest *d, PyObject *const *args,
 			wr_unmark_chain(wr, send, 0);
 			return NULL;
 		}
-		rc = qp_post_c(d, wr_c(wr, send), &bad);
+		rc = ops->post(obj, wr_c(wr, send), &bad);
 		if (next)
 			wr_unmark_chain(wr, send, 0);
 		if (rc)
-			return qp_post_failed(rc, d, &wr, 1, bad, bad_wr);
+			return post_failed(rc, ops, &wr, 1, bad, bad_wr);
 		Py_RETURN_NONE;
 	}
 	if (!PyList_Check(wr) && !PyTuple_Check(wr)) {
@@ -997,11 +977,11 @@ static PyObject *qp_post(const struct wr_dest *d, PyObject *const *args,
 			t = wr_next(t, send);
 		wr_set_c_next(t, items[i + 1], send);
 	}
-	rc = qp_post_c(d, wr_c(items[0], send), &bad);
+	rc = ops->post(obj, wr_c(items[0], send), &bad);
 	for (i = 0; i < n; i++)
 		wr_unmark_chain(items[i], send, 1);
 	if (rc)
-		return qp_post_failed(rc, d, items, n, bad, bad_wr);
+		return post_failed(rc, ops, items, n, bad, bad_wr);
 	Py_RETURN_NONE;
 
 unmark:
@@ -1011,40 +991,45 @@ unmark:
 
 usage:
 	PyErr_Format(PyExc_TypeError, "%s(wr, bad_wr=None): bad arguments",
-		     send ? "post_send" : "post_recv");
+		     ops->method);
 	return NULL;
 }
 
-PyObject *pv_post_recv(struct pv_obj *obj, pv_post_recv_fn post,
-			const char *func, PyObject *const *args,
-			Py_ssize_t nargs, PyObject *kwnames)
+/* ibv_post_send() and ibv_post_recv() return an errno value. */
+static int qp_post_send_c(PyObject *obj, void *head, void **bad)
 {
-	const struct wr_dest d = { .obj = obj, .recv = post, .func = func };
-
-	return qp_post(&d, args, nargs, kwnames);
+	return ibv_post_send(((struct pv_qp *)obj)->qp, head,
+			     (struct ibv_send_wr **)bad);
 }
+
+static int qp_post_recv_c(PyObject *obj, void *head, void **bad)
+{
+	return ibv_post_recv(((struct pv_qp *)obj)->qp, head,
+			     (struct ibv_recv_wr **)bad);
+}
+
+static const struct pv_post_ops qp_send_ops = {
+	.send = 1, .method = "post_send", .func = "ibv_post_send",
+	.msg = "Failed to post send", .post = qp_post_send_c,
+};
+
+static const struct pv_post_ops qp_recv_ops = {
+	.send = 0, .method = "post_recv", .func = "ibv_post_recv",
+	.msg = "Failed to post recv", .post = qp_post_recv_c,
+};
 
 static PyObject *qp_post_send(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	const struct wr_dest d = { .obj = PV_OBJ(obj), .send = 1,
-				   .func = "ibv_post_send" };
-
-	return qp_post(&d, args, nargs, kwnames);
-}
-
-/* ibv_post_recv() on an open QP; returns errno */
-static int qp_recv_c(struct pv_obj *obj, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad)
-{
-	return ibv_post_recv(((struct pv_qp *)obj)->qp, wr, bad);
+	return pv_post_wrs(obj, &qp_send_ops, ((struct pv_qp *)obj)->qp_type,
+			   args, nargs, kwnames);
 }
 
 static PyObject *qp_post_recv(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return pv_post_recv(PV_OBJ(obj), qp_recv_c, "ibv_post_recv", args,
-			    nargs, kwnames);
+	return pv_post_wrs(obj, &qp_recv_ops, ((struct pv_qp *)obj)->qp_type,
+			   args, nargs, kwnames);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1099,6 +1084,8 @@ static PyObject *qp_get_parent(PyObject *obj, void *c)
 			o = self->scq ? &self->scq->obj : NULL;
 		else if (!strcmp(c, "rcq"))
 			o = self->rcq ? &self->rcq->obj : NULL;
+		else if (!strcmp(c, "srq"))
+			o = self->srq ? &self->srq->obj : NULL;
 		else if (!strcmp(c, "qp_context"))
 			return pv_get_slot(self->qp_context);
 	}
@@ -1177,6 +1164,8 @@ static PyGetSetDef qp_getset[] = {
 	{ "scq", qp_get_parent, NULL, "The send CQ (None if closed).", "scq" },
 	{ "rcq", qp_get_parent, NULL, "The receive CQ (None if closed).",
 	  "rcq" },
+	{ "srq", qp_get_parent, NULL,
+	  "The SRQ the QP receives from (None if none or closed).", "srq" },
 	{ "qp_context", qp_get_parent, NULL,
 	  "The qp_context of the init attributes.", "qp_context" },
 	{ NULL }

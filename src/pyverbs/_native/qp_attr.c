@@ -106,8 +106,8 @@ static int attr_apply(PyObject *self, PyObject *args, PyObject *kw,
 	return 0;
 }
 
-/* A send or receive CQ: a CQ, a CQEX or None. */
-static int check_cq(PyObject *v)
+/* A send or receive CQ: a CQ, a CQEX or None (pyverbs.h). */
+int pv_oslot_check_cq(PyObject *v)
 {
 	if (v == Py_None || pv_is_cq(v))
 		return 0;
@@ -218,12 +218,13 @@ static PyType_Spec cap_spec = {
 #define QIA_OSLOTS(st)                                                  \
 	PV_OSLOT(st, qp_context, "qp_context",                          \
 		 "Any object the user associates with the QP."),        \
-	PV_OSLOT_CHECK(st, scq, "send_cq", check_cq,                    \
+	PV_OSLOT_CHECK(st, scq, "send_cq", pv_oslot_check_cq,           \
 		       "The send CQ (a CQ, a CQEX or None)."),          \
-	PV_OSLOT_CHECK(st, rcq, "recv_cq", check_cq,                    \
+	PV_OSLOT_CHECK(st, rcq, "recv_cq", pv_oslot_check_cq,           \
 		       "The receive CQ (a CQ, a CQEX or None)."),       \
-	PV_OSLOT_UNIMPL(st, srq, "srq", "SRQ",                          \
-			"The SRQ: None (SRQ is not implemented yet).")
+	PV_OSLOT_TYPE(st, srq, "srq", &pv.SRQ, "srq must be an SRQ",    \
+		      "The shared receive queue of the QP (an SRQ or "   \
+		      "None).")
 
 static const struct pv_oslot qia_oslots[] = {
 	QIA_OSLOTS(struct pv_qp_init_attr),

@@ -319,17 +319,21 @@ static PyObject *wq_modify(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 /* ibv_post_wq_recv() on an open WQ; returns errno */
-static int wq_recv_c(struct pv_obj *obj, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad)
+static int wq_recv_c(PyObject *obj, void *head, void **bad)
 {
-	return ibv_post_wq_recv(WQ(obj)->wq, wr, bad);
+	return ibv_post_wq_recv(WQ(obj)->wq, head, (struct ibv_recv_wr **)bad);
 }
+
+static const struct pv_post_ops wq_recv_ops = {
+	.send = 0, .method = "post_recv", .func = "ibv_post_wq_recv",
+	.msg = "Failed to post recv", .post = wq_recv_c,
+};
 
 static PyObject *wq_post_recv(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return pv_post_recv(PV_OBJ(obj), wq_recv_c, "ibv_post_wq_recv", args,
-			    nargs, kwnames);
+	return pv_post_wrs(obj, &wq_recv_ops, IBV_QPT_RC, args, nargs,
+			   kwnames);
 }
 
 static PyObject *wq_get_wqn(PyObject *obj, void *c)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * Work requests: SGE (struct ibv_sge), RecvWR (struct ibv_recv_wr) and
- * SendWR (struct ibv_send_wr).
+ * Work requests: SGE (struct ibv_sge), RecvWR (struct ibv_recv_wr),
+ * SendWR (struct ibv_send_wr) and the tag-matching OpsWr (struct
+ * ibv_ops_wr, which pyverbs.srq exports).
  *
  * These objects are built on the data path, once or more per message, so
  * their constructors skip the generic machinery: the exact types get a
@@ -16,8 +17,8 @@
  * points at the struct of the next_wr object, which the WR holds, so that a
  * chain is valid C memory for ibv_post_send() as long as its head is alive;
  * cycles are refused.  num_sge can be lowered but never raised above the
- * number of SGEs stored.  RecvWR and SendWR share one implementation of
- * these members, driven by a struct wr_kind per type.
+ * number of SGEs stored.  RecvWR, SendWR and OpsWr share one implementation
+ * of these members, driven by a struct wr_kind per type.
  */
 #include "pyverbs.h"	/* first: Python.h sets _GNU_SOURCE */
 
@@ -574,15 +575,17 @@ struct wr_kind {
 	inquiry clear;			/* the type's tp_clear */
 };
 
-#define WR_KIND(st, cls, tp, clear_fn)                                  \
+/* sg: where the WR struct keeps sg_list and num_sge ("wr.", "wr.tm.add.") */
+#define WR_KIND_SG(st, cls, tp, clear_fn, sg)                           \
 	{ .name = (cls), .type = (tp), .wr = offsetof(st, wr),          \
 	  .wr_size = sizeof(((st *)0)->wr),                             \
 	  .next = offsetof(st, wr.next),                                \
-	  .sg_list = offsetof(st, wr.sg_list),                          \
-	  .num_sge = offsetof(st, wr.num_sge),                          \
+	  .sg_list = offsetof(st, sg sg_list),                          \
+	  .num_sge = offsetof(st, sg num_sge),                          \
 	  .sge_inline = offsetof(st, sge_inline),                       \
 	  .sg_cap = offsetof(st, sg_cap),                               \
 	  .next_wr = offsetof(st, next_wr), .clear = (clear_fn) }
+#define WR_KIND(st, cls, tp, clear_fn) WR_KIND_SG(st, cls, tp, clear_fn, wr.)
 
 /* The member of WR object o at offset off (wr.next is reached as a void *:
  * its C type differs between the kinds). */
@@ -879,6 +882,154 @@ static PyType_Spec recvwr_spec = {
 	.basicsize = sizeof(struct pv_recv_wr),
 	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
 	.slots = recvwr_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* OpsWr (pyverbs.srq): a tag-matching operation                       */
+/* ------------------------------------------------------------------ */
+
+SIG(ops_sig, "OpsWr", 10, 0, "wr_id", "opcode", "flags", "next_wr",
+    "unexpected_cnt", "recv_wr_id", "num_sge", "tag", "mask", "sg_list");
+
+enum { OP_WR_ID, OP_OPCODE, OP_FLAGS, OP_NEXT, OP_UNEXP, OP_RECV_WR_ID,
+       OP_NUM_SGE, OP_TAG, OP_MASK, OP_SG };
+
+static int opswr_clear(PyObject *self)
+{
+	struct pv_ops_wr *wr = (struct pv_ops_wr *)self;
+
+	wr->wr.next = NULL;
+	Py_CLEAR(wr->next_wr);
+	return 0;
+}
+
+static const struct wr_kind ops_kind =
+	WR_KIND_SG(struct pv_ops_wr, "OpsWr", &pv.OpsWr, opswr_clear,
+		   wr.tm.add.);
+
+static PyObject *opswr_tp_new(PyTypeObject *tp, PyObject *a, PyObject *k)
+{
+	return wr_alloc(tp, pv.OpsWr, sizeof(struct pv_ops_wr));
+}
+
+/*
+ * Upstream's defaults: TAG_ADD, signaled, no SGE.  The integers are
+ * converted before anything changes, so that a failed __init__ leaves the
+ * WR as it was.
+ */
+static int opswr_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	struct pv_ops_wr *self = (struct pv_ops_wr *)obj;
+	PyObject *v[10], *next, *const *items, *one[1];
+	uint64_t wr_id = 0, recv_wr_id = 0, tag = 0, mask = 0;
+	uint32_t opcode = IBV_WR_TAG_ADD, unexp = 0;
+	int64_t flags = IBV_OPS_SIGNALED;
+	int num_sge, none;
+
+	if (sig_parse_tuple(&ops_sig, args, kw, v) ||
+	    wr_u64(v[OP_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
+	    wr_u32(v[OP_OPCODE], &opcode, "opcode") ||
+	    (v[OP_FLAGS] && pv_to_i64(v[OP_FLAGS], INT_MIN, INT_MAX, &flags,
+				      "flags")) ||
+	    wr_u32(v[OP_UNEXP], &unexp, "unexpected_cnt") ||
+	    wr_u64(v[OP_RECV_WR_ID], UINT64_MAX, &recv_wr_id, "recv_wr_id") ||
+	    wr_u64(v[OP_TAG], UINT64_MAX, &tag, "tag") ||
+	    wr_u64(v[OP_MASK], UINT64_MAX, &mask, "mask") ||
+	    conv_num_sge(v[OP_NUM_SGE] == Py_None ? NULL : v[OP_NUM_SGE],
+			 &num_sge))
+		return -1;
+	next = v[OP_NEXT] == Py_None ? NULL : v[OP_NEXT];
+	if (next && wr_check_next(obj, &ops_kind, next))
+		return -1;
+	/* no Python code runs from here on */
+	if (sg_collect("OpsWr", v[OP_SG], &num_sge, &items, &none, one))
+		return -1;
+	if (none && num_sge) {
+		pv_raise_user("OpsWr(): num_sge is %d but there is no sg_list",
+			      num_sge);
+		return -1;
+	}
+	if (sg_store(&self->wr.tm.add.sg_list, self->sge_inline, items,
+		     num_sge))
+		return -1;
+	self->wr.tm.add.num_sge = num_sge;
+	self->sg_cap = num_sge;
+	self->wr.wr_id = wr_id;
+	self->wr.opcode = opcode;
+	self->wr.flags = (int)flags;
+	self->wr.tm.unexpected_cnt = unexp;
+	self->wr.tm.handle = 0;
+	self->wr.tm.add.recv_wr_id = recv_wr_id;
+	self->wr.tm.add.tag = tag;
+	self->wr.tm.add.mask = mask;
+	wr_link(obj, &ops_kind, next);
+	return 0;
+}
+
+static int opswr_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(Py_TYPE(self));
+	Py_VISIT(((struct pv_ops_wr *)self)->next_wr);
+	return 0;
+}
+
+static void opswr_dealloc(PyObject *self)
+{
+	wr_dealloc(self, &ops_kind, opswr_dealloc);
+}
+
+int pv_ops_wr_copy(struct pv_ops_wr *dst, const struct pv_ops_wr *src)
+{
+	return wr_copy((PyObject *)dst, (PyObject *)src, &ops_kind);
+}
+
+#define OPSWR struct pv_ops_wr
+static const struct pv_field opswr_fields[] = {
+	PV_FIELD(OPSWR, wr.wr_id, "wr_id"),
+	PV_FIELD(OPSWR, wr.opcode, "opcode"),
+	PV_FIELD(OPSWR, wr.flags, "flags"),
+	PV_FIELD(OPSWR, wr.tm.unexpected_cnt, "unexpected_cnt"),
+	PV_FIELD(OPSWR, wr.tm.handle, "handle"),
+	PV_FIELD(OPSWR, wr.tm.add.recv_wr_id, "recv_wr_id"),
+	PV_FIELD(OPSWR, wr.tm.add.tag, "tag"),
+	PV_FIELD(OPSWR, wr.tm.add.mask, "mask"),
+	PV_FIELD_END
+};
+
+static const PyGetSetDef opswr_extra[] = {
+	WR_GETSET(ops_kind, "OpsWr"),
+	{ NULL }
+};
+
+static PyMethodDef opswr_methods[] = {
+	WR_CM_METHODS,
+	{ NULL }
+};
+
+static PyType_Slot opswr_slots[] = {
+	{ Py_tp_doc, "OpsWr(wr_id=0, opcode=IBV_WR_TAG_ADD, "
+		     "flags=IBV_OPS_SIGNALED, next_wr=None, unexpected_cnt=0, "
+		     "recv_wr_id=0, num_sge=None, tag=0, mask=0, sg_list=None)"
+		     "\n--\n\n"
+		     "A tag-matching operation for SRQ.post_srq_ops() (struct "
+		     "ibv_ops_wr).  sg_list: the SGEs of a TAG_ADD, copied in "
+		     "(num_sge of them, all by default).  handle is what the "
+		     "provider returns for an added tag, to delete it with." },
+	{ Py_tp_new, opswr_tp_new },
+	{ Py_tp_init, opswr_init },
+	{ Py_tp_dealloc, opswr_dealloc },
+	{ Py_tp_traverse, opswr_traverse },
+	{ Py_tp_clear, opswr_clear },
+	{ Py_tp_methods, opswr_methods },
+	{ Py_tp_getset, NULL },
+	{ 0, NULL }
+};
+
+static PyType_Spec opswr_spec = {
+	.name = "pyverbs.srq.OpsWr",
+	.basicsize = sizeof(struct pv_ops_wr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = opswr_slots,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1402,7 +1553,8 @@ static int add_wr_type(PyObject *m, PyType_Spec *spec,
 int pv_wr_init_types(PyObject *m)
 {
 	struct wr_sig *sigs[] = { &sge_sig, &sge_read_sig, &recv_sig,
-				  &send_sig, &ud_sig, &rdma_sig, &atomic_sig };
+				  &send_sig, &ud_sig, &rdma_sig, &atomic_sig,
+				  &ops_sig };
 	size_t i;
 
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -1413,7 +1565,9 @@ int pv_wr_init_types(PyObject *m)
 	    add_wr_type(m, &recvwr_spec, recvwr_fields, recvwr_extra,
 			&pv.RecvWR, recvwr_vectorcall) ||
 	    add_wr_type(m, &sendwr_spec, sendwr_fields, sendwr_extra,
-			&pv.SendWR, sendwr_vectorcall))
+			&pv.SendWR, sendwr_vectorcall) ||
+	    add_wr_type(m, &opswr_spec, opswr_fields, opswr_extra,
+			&pv.OpsWr, NULL))
 		return -1;
 	return 0;
 }

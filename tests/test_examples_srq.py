@@ -1,0 +1,211 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""examples/srq_pingpong.py against rdma-core's ibv_srq_pingpong: the same
+options and messages (host), and real ping-pong in the VM between rxe0 and
+rxe1 in both roles against the C tool, and against itself, with the
+default 16 QPs and with 4."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+EXAMPLE = os.path.join(ROOT, 'examples', 'srq_pingpong.py')
+C_TOOL = shutil.which('ibv_srq_pingpong') or '/usr/bin/ibv_srq_pingpong'
+TIMEOUT = 240            # a hang fails instead of blocking the run
+
+
+def _ours():
+    return [sys.executable, EXAMPLE]
+
+
+def _env():
+    env = dict(os.environ)
+    env['PYTHONPATH'] = os.path.join(ROOT, 'src')
+    return env
+
+
+def _need_c_tool():
+    if not os.access(C_TOOL, os.X_OK):
+        pytest.skip('ibverbs-utils (ibv_srq_pingpong) is not installed')
+
+
+def _run(cmd, timeout=60):
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(),
+                          timeout=timeout)
+
+
+# ------------------------------------------------------------------ host
+
+@pytest.mark.parametrize('args', [
+    ['-q', '600'],                  # more QPs than receives
+    ['-q', '300', '-r', '500'],     # more QPs than records
+    ['-x'],                         # unknown option: usage
+    ['-h'],
+    ['-p', '70000'],
+    ['-s', '0'],
+    ['-i', '0'],
+    ['host1', 'host2'],
+    ['-q', '0x300', '-r', '01000'],  # strtoul's bases
+])
+def test_refusals_print_like_the_c_tool(args):
+    _need_c_tool()
+    ref = _run([C_TOOL] + args)
+    ours = _run(_ours() + args)
+    assert ref.returncode == ours.returncode == 1
+    assert ours.stdout.replace(EXAMPLE, 'PROG') == \
+        ref.stdout.replace(C_TOOL, 'PROG')
+    assert ours.stderr.replace(EXAMPLE, 'PROG') == \
+        ref.stderr.replace(C_TOOL, 'PROG')
+
+
+def test_wire_record_format():
+    sys.path.insert(0, os.path.join(ROOT, 'examples'))
+    try:
+        import srq_pingpong as pp
+    finally:
+        sys.path.pop(0)
+    gid = bytes.fromhex('00000000000000000000ffffc0000201')
+    d = pp.Dest(lid=0x12, qpn=0x11, psn=0xabcdef, gid=gid)
+    w = d.wire()
+    assert len(w) == 52
+    assert w == (b'0012:000011:abcdef:00000000000000000000ffffc0000201\0')
+    back = pp.Dest.parse(w)
+    assert (back.lid, back.qpn, back.psn, back.gid) == (0x12, 0x11,
+                                                        0xabcdef, gid)
+    assert d.line('local address: ') == (
+        '  local address:  LID 0x0012, QPN 0x000011, PSN 0xabcdef, '
+        'GID ::ffff:192.0.2.1')
+    assert pp.Dest().wire() == b'0000:000000:000000:' + b'0' * 32 + b'\0'
+    assert (pp.c_strtol('0x1f'), pp.c_strtol('010'), pp.c_strtol(' -3'),
+            pp.c_strtol('12abc'), pp.c_strtol('abc')) == (31, 8, -3, 12, 0)
+    assert pp.c_uint('-1') == 2**32 - 1
+    with pytest.raises(pp.Failure):
+        pp.Dest.parse(b'zz:1:2:3\0')
+
+
+# ---------------------------------------------------------------- device
+
+def _listening(port):
+    """Is some socket listening on TCP port (from /proc/net/tcp{,6})?"""
+    for name in ('/proc/net/tcp', '/proc/net/tcp6'):
+        try:
+            with open(name) as f:
+                lines = f.readlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == '0A' and \
+                    int(fields[1].rsplit(':', 1)[1], 16) == port:
+                return True
+    return False
+
+
+_PORT = [18600]
+
+
+def _pair(server, client, dev_names, gids, nqp, iters, extra=()):
+    """Run server (on the first device) and client (on the last, connecting
+    to the first's address); return their outputs."""
+    _PORT[0] += 1
+    port = str(_PORT[0])
+    common = ['-p', port, '-n', str(iters), '-s', '1024'] + list(extra)
+    if nqp is not None:
+        common += ['-q', str(nqp)]
+    srv = subprocess.Popen(
+        server + ['-d', dev_names[0], '-g', str(gids[0])] + common,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=_env())
+    try:
+        deadline = time.monotonic() + 60
+        while not _listening(int(port)):
+            assert srv.poll() is None, srv.communicate()
+            assert time.monotonic() < deadline, 'the server never listened'
+            time.sleep(0.1)
+        cli = subprocess.run(
+            client + ['-d', dev_names[-1], '-g', str(gids[-1])] + common +
+            ['192.0.2.1'], capture_output=True, text=True, env=_env(),
+            timeout=TIMEOUT)
+        sout, serr = srv.communicate(timeout=TIMEOUT)
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.communicate()
+    assert cli.returncode == 0, (cli.stdout, cli.stderr, serr)
+    assert srv.returncode == 0, (sout, serr, cli.stderr)
+    return sout, cli.stdout
+
+
+ADDR = re.compile(r'^  (local|remote) address: {1,2}LID 0x([0-9a-f]{4}), '
+                  r'QPN 0x([0-9a-f]{6}), PSN 0x([0-9a-f]{6}), GID (\S+)$')
+
+
+def _parse(out, nqp, iters, size=1024):
+    lines = out.splitlines()
+    addrs = {'local': [], 'remote': []}
+    for line in lines[:-2]:
+        m = ADDR.match(line)
+        assert m, line
+        addrs[m.group(1)].append((m.group(3), m.group(4), m.group(5)))
+    assert len(addrs['local']) == len(addrs['remote']) == nqp
+    nbytes = size * iters * 2
+    assert re.fullmatch(rf'{nbytes} bytes in \d+\.\d\d seconds = '
+                        r'\d+\.\d\d Mbit/sec', lines[-2]), lines[-2]
+    assert re.fullmatch(rf'{iters} iters in \d+\.\d\d seconds = '
+                        r'\d+\.\d\d usec/iter', lines[-1]), lines[-1]
+    return addrs
+
+
+@pytest.fixture(scope='module')
+def gids(dev_names):
+    from conftest import find_roce_v2_gid
+    from pyverbs.device import Context
+    out = []
+    for name in (dev_names[0], dev_names[-1]):
+        with Context(name=name) as ctx:
+            out.append(find_roce_v2_gid(ctx))
+    return out
+
+
+@pytest.mark.parametrize('nqp', [None, 4], ids=['default-16-qps', '4-qps'])
+@pytest.mark.parametrize('roles', ['c-server', 'c-client', 'ours-both'])
+def test_pingpong(dev_names, gids, roles, nqp):
+    _need_c_tool()
+    if len(dev_names) < 2:
+        pytest.fail('the VM has rxe0 and rxe1; this needs both')
+    c = [C_TOOL]
+    server, client = {'c-server': (c, _ours()), 'c-client': (_ours(), c),
+                      'ours-both': (_ours(), _ours())}[roles]
+    iters = 200
+    sout, cout = _pair(server, client, dev_names, gids, nqp, iters)
+    n = nqp or 16
+    s, c_ = _parse(sout, n, iters), _parse(cout, n, iters)
+    # each side saw exactly what the other announced
+    assert s['remote'] == c_['local']
+    assert c_['remote'] == s['local']
+    assert all(g.startswith('::ffff:192.0.2.') for _, _, g in s['local'])
+
+
+def test_pingpong_events_and_check(dev_names, gids):
+    """-e (sleep on CQ events) and -c (the buffer check) against the C
+    tool."""
+    _need_c_tool()
+    sout, cout = _pair(_ours(), [C_TOOL], dev_names, gids, 2, 50,
+                       extra=['-e', '-c'])
+    _parse(sout, 2, 50)
+    _parse(cout, 2, 50)
+    assert 'invalid data' not in sout
+
+
+def test_odp_refused_like_the_c_tool(dev_name):
+    """Soft-RoCE has no on-demand paging: -o fails the same way."""
+    _need_c_tool()
+    ref = _run([C_TOOL, '-d', dev_name, '-o', '-g', '1'])
+    ours = _run(_ours() + ['-d', dev_name, '-o', '-g', '1'])
+    assert ref.returncode == 1, ref
+    assert (ours.returncode, ours.stderr) == (ref.returncode, ref.stderr)
