@@ -23,17 +23,6 @@
 
 #define GID_STR_LEN 39	/* "xxxx:" * 7 + "xxxx" */
 
-static int hexval(unsigned int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Parse 'xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx' (hex digits of either
  * case; nothing else).  Raises PyverbsUserError on a malformed string. */
 static int gid_parse_str(PyObject *s, union ibv_gid *out)
@@ -53,7 +42,7 @@ static int gid_parse_str(PyObject *s, union ibv_gid *out)
 		unsigned int v = 0;
 
 		for (j = 0; j < 4; j++) {
-			int h = hexval((unsigned char)g[j]);
+			int h = pv_hexval((unsigned char)g[j]);
 
 			if (h < 0)
 				goto bad;

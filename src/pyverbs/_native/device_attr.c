@@ -536,9 +536,9 @@ static PyMethodDef async_event_methods[] = {
 
 static const struct pv_oslot async_event_oslots[] = {
 	PV_OSLOT_RO(struct pv_async_event, element, "element",
-		    "What the event is about: the QP, CQ, SRQ or WQ object (None "
-		    "if it is not a live pyverbs object of this Context), the "
-		    "port number for port events, else None."),
+		    "What the event is about: the QP, CQ, SRQ or WQ object "
+		    "(None if it is not a live pyverbs object of this "
+		    "Context), the port number for port events, else None."),
 	PV_OSLOT_END
 };
 

@@ -412,6 +412,17 @@ static inline PyObject *pv_get_slot(PyObject *v)
 {
 	return Py_NewRef(v ? v : Py_None);
 }
+/* The value of hex digit c, or -1 (addresses: GIDs, MACs). */
+static inline int pv_hexval(unsigned int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 /* Is v an instance of tp (a type that may not be created yet: NULL)? */
 static inline int pv_type_ok(PyObject *v, PyTypeObject *tp)
 {

@@ -176,17 +176,6 @@ static const char *prop_cstr(PyObject *v, const struct spec_prop *p)
 	return s;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Parse exactly six ':'-separated groups of one or two hex digits. */
 static int parse_mac(const char *s, uint8_t mac[6])
 {
@@ -195,7 +184,8 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	for (i = 0; i < 6; i++) {
 		if (i && *s++ != ':')
 			return -1;
-		for (n = 0, mac[i] = 0; n < 2 && (h = hexval(*s)) >= 0; n++) {
+		mac[i] = 0;
+		for (n = 0; n < 2 && (h = pv_hexval(*s)) >= 0; n++) {
 			mac[i] = mac[i] << 4 | h;
 			s++;
 		}
