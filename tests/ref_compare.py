@@ -31,6 +31,13 @@ def show(label, fn):
 '''
 
 
+def ours_path():
+    """The sys.path entry holding the pyverbs these tests import (installed or
+    built in place), for the subprocesses that must run the same one."""
+    import pyverbs
+    return os.path.dirname(os.path.dirname(os.path.abspath(pyverbs.__file__)))
+
+
 def reference_path():
     cache = os.environ.get('PYVERBS_VM_CACHE') or os.path.join(
         os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),

@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+import ref_compare
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 EXAMPLE = os.path.join(ROOT, 'examples', 'srq_pingpong.py')
@@ -25,7 +27,7 @@ def _ours():
 
 def _env():
     env = dict(os.environ)
-    env['PYTHONPATH'] = os.path.join(ROOT, 'src')
+    env['PYTHONPATH'] = ref_compare.ours_path()
     return env
 
 

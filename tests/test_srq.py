@@ -26,13 +26,11 @@ from pyverbs.srq import SRQ, OpsWr, SrqAttr, SrqInitAttr, SrqInitAttrEx
 from pyverbs.wr import SGE, RecvWR, SendWR
 from pyverbs.xrcd import XRCD, XRCDInitAttr
 
+import ref_compare
 from rdma_helpers import End, GRH_SIZE, connect, poll, send_wr
 
 U32 = 2**32 - 1
-REF_DIR = os.environ.get(
-    'PYVERBS_REFERENCE',
-    os.path.expanduser('~/.cache/pyverbs-c-vm/reference/usr/lib/python3/'
-                       'dist-packages'))
+REF_DIR = os.environ.get('PYVERBS_REFERENCE', ref_compare.reference_path())
 
 
 # ------------------------------------------------------------------ host
@@ -302,8 +300,7 @@ def test_same_values_and_printed_forms_as_reference():
             os.path.isdir(os.path.join(REF_DIR, 'pyverbs'))):
         pytest.skip('the reference pyverbs is not unpacked (tools/'
                     'fetch-reference)')
-    ours_path = os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), 'src')
+    ours_path = ref_compare.ours_path()
     ref = _run_dump('/usr/bin/python3', REF_DIR)
     ours = _run_dump(sys.executable, ours_path)
     assert len(ref) > 50
