@@ -607,9 +607,9 @@ static PyObject *cmid_disconnect(PyObject *obj, PyObject *unused)
 
 	if (cmid_open(self))
 		return NULL;
-	if (rdma_disconnect(self->id))	/* -1 + errno */
-		return pv_raise_errno("rdma_disconnect", "Failed to Disconnect");
-	Py_RETURN_NONE;
+	/* a synchronous id waits for the peer's DREP (its disconnect) */
+	return CMID_CALL(self, rdma_disconnect(self->id), "rdma_disconnect",
+			 "Failed to Disconnect");
 }
 
 static PyObject *cmid_establish(PyObject *obj, PyObject *unused)
