@@ -56,6 +56,8 @@ struct pv_cmid {
 	int sync;		/* made by rdma_create_ep/rdma_get_request */
 };
 
+#define CMID(o) ((struct pv_cmid *)(o))
+
 /* event.c: the open AddrInfo o (TypeError naming 'what', or closed). */
 struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what);
 /* event.c: the address of a JoinMCAttrEx, filled from its AddrInfo. */
@@ -64,6 +66,32 @@ int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out);
 int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out);
 /* event.c: ack (close) the unacked events of ch that name id. 0 or -1. */
 int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id);
+
+/*
+ * cmid.c: the id's QP; else NULL with PyverbsUserError (closed, no QP).
+ */
+static inline struct ibv_qp *pv_cmid_qp(struct pv_cmid *self)
+{
+	if (pv_check_open(&self->obj))
+		return NULL;
+	if (!self->id->qp) {
+		pv_raise_user("The CMID has no QP (create_qp() first)");
+		return NULL;
+	}
+	return self->id->qp;
+}
+
+/* datapath.c: CMID methods (METH_VARARGS | METH_KEYWORDS, or NOARGS) */
+PyObject *pv_cmid_reg_msgs(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_reg_read(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_reg_write(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_recv(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_send(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_read(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_write(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_ud_send(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_get_send_comp(PyObject *obj, PyObject *unused);
+PyObject *pv_cmid_get_recv_comp(PyObject *obj, PyObject *unused);
 
 int pv_cm_event_init_types(PyObject *m);
 int pv_cmid_init_types(PyObject *m);
