@@ -82,9 +82,12 @@ class TestContextArguments:
             d.Context(cmd_fd=-1)
         assert ex.value.error_code > 0
 
-    def test_cmid_not_available(self):
-        with pytest.raises(PyverbsUserError, match='cmid'):
+    def test_cmid_must_be_a_cmid(self):
+        with pytest.raises(TypeError, match='cmid must be a CMID'):
             d.Context(cmid=object())
+        from pyverbs.cmid import CMID
+        with pytest.raises(PyverbsUserError, match='closed'):
+            d.Context(cmid=CMID())      # an empty, never-opened CMID
 
 
 class TestUnopenedContext:

@@ -25,7 +25,7 @@ MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
            'pyverbs.cq', 'pyverbs.qp', 'pyverbs.addr', 'pyverbs.wr',
            'pyverbs.xrcd', 'pyverbs.srq', 'pyverbs.base', 'pyverbs.utils',
            'pyverbs.enums', 'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec',
-           'pyverbs.wq']
+           'pyverbs.wq', 'pyverbs.cmid']
 
 # Calls that block by design (they wait for an event) are not fuzzed with
 # values that could be valid.

@@ -55,8 +55,6 @@ MISSING = {
     'pyverbs.addr': ('AH', 'AHAttr', 'GID', 'GRH', 'GlobalRoute'),
     'pyverbs.wr': ('RecvWR', 'SGE', 'SendWR', 'send_flags_to_str'),
     'pyverbs.xrcd': ('XRCD', 'XRCDInitAttr'),
-    'pyverbs.cmid': ('AddrInfo', 'CMEvent', 'CMEventChannel', 'CMID',
-                     'ConnParam', 'JoinMCAttrEx', 'UDParam'),
     'pyverbs.dmabuf': ('DmaBuf',),
     'pyverbs.mem_alloc': ('free', 'malloc', 'mmap', 'munmap',
                           'posix_memalign', 'read', 'read32', 'read64',

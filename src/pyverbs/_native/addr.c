@@ -568,9 +568,9 @@ static int ahattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 static PyObject *ahattr_init_from_ud_param(PyObject *obj, PyObject *arg)
 {
-	return pv_raise_user("AHAttr.init_from_ud_param() needs the "
-			     "rdma_cm's UDParam, which this version of "
-			     "pyverbs-c does not implement");
+	if (pv_ud_param_ah_attr(arg, &((struct pv_ah_attr *)obj)->ah))
+		return NULL;
+	Py_RETURN_NONE;
 }
 
 PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr)
@@ -586,8 +586,7 @@ PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr)
 static PyMethodDef ahattr_methods[] = {
 	{ "init_from_ud_param", ahattr_init_from_ud_param, METH_O,
 	  "init_from_ud_param($self, udparam, /)\n--\n\n"
-	  "Fill the attributes from an rdma_cm UDParam (not implemented "
-	  "yet)." },
+	  "Fill the attributes from an rdma_cm UDParam (its ah_attr)." },
 	{ NULL }
 };
 

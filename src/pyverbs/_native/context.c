@@ -33,7 +33,9 @@ static int ctx_destroy(struct pv_obj *o)
 {
 	struct pv_context *self = (struct pv_context *)o;
 
-	if (self->ctx) {
+	if (self->ctx && self->adopted) {
+		self->ctx = NULL;	/* the CMID's: librdmacm closes it */
+	} else if (self->ctx) {
 		/* returns 0 or errno; imported contexts too (the man page:
 		 * "ibv_close_device() should be called") */
 		int rc = ibv_close_device(self->ctx);
@@ -113,11 +115,29 @@ static int ctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	pv_obj_setup(&self->obj, ctx_destroy);
 	self->imported = 0;
+	self->adopted = 0;
 
 	if (cmid != Py_None) {
-		pv_raise_user("Context(cmid=...) is not implemented in this "
-			      "version of pyverbs-c");
-		return -1;
+		/* the id's device context: librdmacm's, the Context is a
+		 * child of the CMID */
+		struct ibv_context *verbs;
+
+		if (!pv_is_cmid(cmid)) {
+			PyErr_Format(PyExc_TypeError, "cmid must be a CMID, "
+				     "not %.100s", Py_TYPE(cmid)->tp_name);
+			return -1;
+		}
+		verbs = pv_cmid_verbs(cmid);
+		if (!verbs)
+			return -1;
+		Py_XSETREF(self->name, PyUnicode_FromString(
+				       ibv_get_device_name(verbs->device)));
+		if (!self->name || pv_obj_link(&self->obj, PV_OBJ(cmid)))
+			return -1;
+		self->ctx = verbs;
+		self->adopted = 1;
+		pv_obj_opened(&self->obj);
+		return 0;
 	}
 	if (cmd_fd != Py_None) {
 		int fd;

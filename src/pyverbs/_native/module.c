@@ -66,7 +66,8 @@ static int verbs_exec(PyObject *m)
 	    pv_qp_attr_init_types(m) ||
 	    pv_qp_init_types(m) || pv_qpex_init_types(m) ||
 	    pv_wq_init_types(m) || pv_spec_init_types(m) ||
-	    pv_flow_init_types(m) || pv_enums_init(m))
+	    pv_flow_init_types(m) || pv_cm_init_types(m) ||
+	    pv_enums_init(m))
 		return -1;
 	initialised = 1;
 	return 0;

@@ -119,9 +119,13 @@ static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 		pv_raise_user("MR is already initialised");
 		return -1;
 	}
+	/* MR(cmid, length, access): rdma_reg_msgs/read/write are
+	 * ibv_reg_mr() on the id's PD */
+	if (pv_is_cmid(creator) && !(creator = pv_cmid_pd_obj(creator)))
+		return -1;
 	if (!PyObject_TypeCheck(creator, pv.PD)) {
 		PyErr_Format(PyExc_TypeError,
-			     "MR creator must be a PD, not %.100s",
+			     "MR creator must be a PD or a CMID, not %.100s",
 			     Py_TYPE(creator)->tp_name);
 		return -1;
 	}

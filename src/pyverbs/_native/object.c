@@ -192,6 +192,29 @@ static void unlink_parents(struct pv_obj *o)
 	PyMem_Free(x);
 }
 
+int pv_obj_close_children_if(struct pv_obj *o,
+			     int (*match)(struct pv_obj *c, void *arg),
+			     void *arg)
+{
+	struct pv_list *n;
+
+again:
+	for (n = o->children.prev; n != &o->children; n = n->prev) {
+		struct pv_obj *c = link_of(n)->self;
+		int rc;
+
+		if (c->closed || c->closing || !match(c, arg))
+			continue;
+		Py_INCREF(c);
+		rc = pv_close(c);
+		Py_DECREF(c);
+		if (rc)
+			return -1;
+		goto again;	/* the list changed */
+	}
+	return 0;
+}
+
 int pv_close(struct pv_obj *o)
 {
 	if (o->closed) {

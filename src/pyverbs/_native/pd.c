@@ -14,6 +14,10 @@ int pv_pd_destroy(struct pv_obj *o)
 
 	if (!self->pd)
 		return 0;
+	if (self->adopted) {	/* a CMID's: librdmacm frees it */
+		self->pd = NULL;
+		return 0;
+	}
 	if (self->imported) {
 #if HAVE_IBV_IMPORT_PD
 		ibv_unimport_pd(self->pd);
@@ -43,6 +47,22 @@ static int pd_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("PD is already initialised");
 		return -1;
+	}
+	self->adopted = 0;
+	if (pv_is_cmid(creator)) {
+		/* the id's PD, a child of the id's Context wrapper */
+		PyObject *ctxo;
+		struct ibv_pd *pd = pv_cmid_pd(creator, &ctxo);
+
+		if (!pd)
+			return -1;
+		pv_obj_setup(&self->obj, pv_pd_destroy);
+		if (pv_obj_link(&self->obj, PV_OBJ(ctxo)))
+			return -1;
+		self->pd = pd;
+		self->adopted = 1;
+		pv_obj_opened(&self->obj);
+		return 0;
 	}
 	if (!PyObject_TypeCheck(creator, pv.Context)) {
 		PyErr_Format(PyExc_TypeError,

@@ -115,6 +115,12 @@ static inline struct pv_parent_link *pv_obj_link_at(struct pv_obj *o,
 				    &o->xparents[i - PV_MAX_PARENTS];
 }
 
+/* Close (newest first) every open child c of o for which match(c, arg) is
+ * true.  Returns 0 or -1 (a close failed). */
+int pv_obj_close_children_if(struct pv_obj *o,
+			     int (*match)(struct pv_obj *c, void *arg),
+			     void *arg);
+
 /* Close children (newest first), destroy, then drop the parent links.
  * Idempotent.  Returns 0 or -1 with an exception set. */
 int pv_close(struct pv_obj *o);
@@ -529,6 +535,14 @@ struct pv_state {
 	PyTypeObject *SrqInitAttrEx;
 	PyTypeObject *SRQ;
 	PyTypeObject *OpsWr;
+	/* cm/event.c, cm/cmid.c */
+	PyTypeObject *AddrInfo;
+	PyTypeObject *CMEventChannel;
+	PyTypeObject *CMEvent;
+	PyTypeObject *ConnParam;
+	PyTypeObject *UDParam;
+	PyTypeObject *JoinMCAttrEx;
+	PyTypeObject *CMID;
 };
 
 extern struct pv_state pv;
@@ -564,6 +578,7 @@ int pv_qpex_init_types(PyObject *m);
 int pv_spec_init_types(PyObject *m);
 int pv_flow_init_types(PyObject *m);	/* after spec and qp */
 int pv_wq_init_types(PyObject *m);
+int pv_cm_init_types(PyObject *m);	/* cm/cmid.c, after qp_attr, mr */
 int pv_enums_init(PyObject *m);
 int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 
@@ -587,6 +602,8 @@ struct pv_context {
 				 * ibv_close_device, as its man page says) */
 	struct ibv_device **dev_list;	/* kept while 'device' is used */
 	struct ibv_device *device;	/* the device found by name */
+	int adopted;		/* ctx is a CMID's id->verbs: not ours to
+				 * close (the Context is the CMID's child) */
 };
 
 /* device_attr.c: plain-data results of the Context queries */
@@ -636,6 +653,7 @@ struct pv_pd {
 	struct pv_obj obj;
 	struct ibv_pd *pd;
 	int imported;
+	int adopted;	/* a CMID's id->pd, librdmacm's to free */
 };
 /* The open PD given as argument o; else NULL with TypeError ("pd must be a
  * PD, not ...") or PyverbsUserError (closed). */
@@ -662,6 +680,20 @@ struct pv_alloc_guard {
 void pv_alloc_guard_begin(struct pv_alloc_guard *g, struct pv_pd *pd,
 			  struct pv_obj *const *uses, int n);
 void pv_alloc_guard_end(struct pv_alloc_guard *g, int failed);
+
+/*
+ * cm/cmid.c: the hooks of Context(cmid=), PD(cmid) and MR(cmid, ...).
+ * pv_cmid_verbs(): the id->verbs of the open, bound CMID o.
+ * pv_cmid_pd(): its id->pd, and in *ctx its Context wrapper (borrowed,
+ * made if needed).  pv_cmid_pd_obj(): its PD object (borrowed, made if
+ * needed).  Each fails with PyverbsUserError when closed or unbound.
+ */
+int pv_is_cmid(PyObject *o);
+struct ibv_context *pv_cmid_verbs(PyObject *o);
+struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx);
+PyObject *pv_cmid_pd_obj(PyObject *o);
+/* cm/event.c: the ah_attr of the UDParam o. 0 or -1 (TypeError). */
+int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out);
 
 /* xrcd.c; parents[0] is the Context */
 struct pv_xrcd {

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * pyverbs-c: the RDMA connection manager (librdmacm), shared between
+ * cm/event.c (AddrInfo, CMEventChannel, CMEvent, ConnParam, UDParam,
+ * JoinMCAttrEx) and cm/cmid.c (CMID).
+ *
+ * Lifetimes (object.c's protocol):
+ *   - a CMEvent is a child of its CMEventChannel: closing it acks the event;
+ *   - an asynchronous CMID is a child of its CMEventChannel, a CMID made
+ *     from a CONNECT_REQUEST event or by get_request() a child of the
+ *     listening CMID, a CMID made with a PD a child of that PD too;
+ *   - the Context and PD that wrap id->verbs and id->pd are children of the
+ *     CMID (the Context first): librdmacm owns both, they die with the id.
+ * rdma_destroy_id() waits until every event reported for the id is acked,
+ * so a CMID acks the unacked CMEvents of its channel that name it before
+ * destroying itself.
+ */
+#ifndef PV_CM_H
+#define PV_CM_H
+
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+
+#include "pyverbs.h"
+
+struct pv_addrinfo {
+	struct pv_obj obj;
+	struct rdma_addrinfo *ai;
+};
+
+struct pv_cm_channel {
+	struct pv_obj obj;
+	struct rdma_event_channel *ch;
+};
+
+/*
+ * A CM event.  copy holds the event's scalars so that the attributes stay
+ * readable after the ack (the pointers in it are not used after the ack,
+ * except id, which belongs to the user once reported).  parents[0] is the
+ * channel.
+ */
+struct pv_cm_event {
+	struct pv_obj obj;
+	struct rdma_cm_event *event;	/* NULL once acked */
+	struct rdma_cm_event copy;
+	PyObject *private_data;		/* bytes or None */
+	int adopted;			/* a CMID took copy.id */
+};
+
+struct pv_cmid {
+	struct pv_obj obj;
+	struct rdma_cm_id *id;
+	struct pv_cm_channel *channel;	/* borrowed (an ancestor), or NULL */
+	PyObject *ctx;		/* Context wrapping id->verbs, or NULL */
+	PyObject *pd;		/* PD wrapping id->pd (or the user's), or NULL */
+	int sync;		/* made by rdma_create_ep/rdma_get_request */
+};
+
+#define CMID(o) ((struct pv_cmid *)(o))
+
+/* event.c: the open AddrInfo o (TypeError naming 'what', or closed). */
+struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what);
+/* event.c: the address of a JoinMCAttrEx, filled from its AddrInfo. */
+int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out);
+/* event.c: fill *out from a ConnParam (None: returns 1 and leaves it). */
+int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out);
+/* event.c: ack (close) the unacked events of ch that name id. 0 or -1. */
+int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id);
+
+/*
+ * cmid.c: the id's QP; else NULL with PyverbsUserError (closed, no QP).
+ */
+static inline struct ibv_qp *pv_cmid_qp(struct pv_cmid *self)
+{
+	if (pv_check_open(&self->obj))
+		return NULL;
+	if (!self->id->qp) {
+		pv_raise_user("The CMID has no QP (create_qp() first)");
+		return NULL;
+	}
+	return self->id->qp;
+}
+
+/* datapath.c: CMID methods (METH_VARARGS | METH_KEYWORDS, or NOARGS) */
+PyObject *pv_cmid_reg_msgs(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_reg_read(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_reg_write(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_recv(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_send(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_read(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_write(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_post_ud_send(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_get_send_comp(PyObject *obj, PyObject *unused);
+PyObject *pv_cmid_get_recv_comp(PyObject *obj, PyObject *unused);
+
+int pv_cm_event_init_types(PyObject *m);
+int pv_cmid_init_types(PyObject *m);
+
+#endif /* PV_CM_H */

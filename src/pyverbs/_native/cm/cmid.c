@@ -1,0 +1,1074 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * CMID: an RDMA CM identifier (struct rdma_cm_id), the CM's counterpart of
+ * a socket, made three ways: rdma_create_ep() from an AddrInfo (a
+ * synchronous id), rdma_create_id() on a CMEventChannel (asynchronous), or
+ * adopted from a CONNECT_REQUEST CMEvent (a passive child of a listening
+ * id).  Every call that can wait (synchronous resolution, connect, accept,
+ * get_request, the completion waits) runs with the GIL released and the
+ * objects it uses marked busy, so that both sides of a connection can run
+ * as threads of one process.  See cm.h for the lifetimes.
+ */
+#include <errno.h>
+
+#include "cm.h"
+
+
+static int cmid_destroy(struct pv_obj *o)
+{
+	struct pv_cmid *self = CMID(o);
+	struct rdma_cm_id *id = self->id;
+
+	if (!id)
+		return 0;
+	/* rdma_destroy_id() waits for the acks of the id's events */
+	if (self->channel && !self->channel->obj.closed &&
+	    pv_cm_ack_events_of(self->channel, id))
+		return -1;
+	if (self->sync) {
+		rdma_destroy_ep(id);	/* void: QP, SRQ, CQs and id */
+	} else {
+		if (id->qp)
+			rdma_destroy_qp(id);	/* void */
+		if (rdma_destroy_id(id)) {	/* -1 + errno */
+			pv_raise_errno("rdma_destroy_id",
+				       "Failed to close CMID");
+			return -1;
+		}
+	}
+	self->id = NULL;
+	return 0;
+}
+
+/* Finish a new CMID holding id: link it to parent (may be NULL). */
+static int cmid_adopt(struct pv_cmid *self, struct rdma_cm_id *id,
+		      struct pv_obj *parent, int sync)
+{
+	self->id = id;
+	self->sync = sync;
+	if (parent && pv_obj_link(&self->obj, parent)) {
+		cmid_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+/* Fill *out from a QPInitAttr: the CQs and SRQ it holds must be open.
+ * *cqs receives the CQ objects (borrowed, NULL if none). */
+static int cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
+			     struct pv_obj *cqs[3])
+{
+	struct pv_qp_init_attr *a = (struct pv_qp_init_attr *)o;
+	PyObject *objs[3];
+	int i;
+
+	if (!pv_type_ok(o, pv.QPInitAttr)) {
+		PyErr_Format(PyExc_TypeError, "qp_init_attr must be a "
+			     "QPInitAttr, not %.100s", Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	*out = a->attr;
+	out->qp_context = NULL;
+	out->send_cq = out->recv_cq = NULL;
+	out->srq = NULL;
+	objs[0] = a->scq;
+	objs[1] = a->rcq;
+	objs[2] = a->srq;
+	for (i = 0; i < 3; i++) {
+		cqs[i] = NULL;
+		if (!objs[i] || objs[i] == Py_None)
+			continue;
+		if (i < 2) {
+			struct pv_cq *cq = pv_cq_from_obj(objs[i], i ?
+						"recv_cq" : "send_cq");
+
+			if (!cq)
+				return -1;
+			if (i)
+				out->recv_cq = cq->cq;
+			else
+				out->send_cq = cq->cq;
+		} else {
+			if (pv_check_open(PV_OBJ(objs[i])))
+				return -1;
+			out->srq = ((struct pv_srq *)objs[i])->srq;
+		}
+		cqs[i] = PV_OBJ(objs[i]);
+	}
+	return 0;
+}
+
+/* Link self to the CQs/SRQ of its QP so that closing them closes it. */
+static int cmid_link_qp_parents(struct pv_cmid *self, struct pv_obj *cqs[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (cqs[i] && (i != 1 || cqs[1] != cqs[0]) &&
+		    pv_obj_link(&self->obj, cqs[i]))
+			return -1;
+	return 0;
+}
+
+static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
+			PyObject *qia, PyObject *pdo)
+{
+	struct ibv_qp_init_attr attr, *pattr = NULL;
+	struct pv_obj *cqs[3] = { NULL };
+	struct rdma_cm_id *id;
+	struct pv_pd *pd = NULL;
+	int rc;
+
+	if (pdo != Py_None && !(pd = pv_pd_arg(pdo)))
+		return -1;
+	if (qia != Py_None) {
+		if (cmid_qp_init_attr(qia, &attr, cqs))
+			return -1;
+		pattr = &attr;
+	}
+	/* An active id resolves its address and route here: may wait. */
+	pv_busy_enter(&ai->obj);
+	if (pd)
+		pv_busy_enter(&pd->obj);
+	Py_BEGIN_ALLOW_THREADS
+	rc = rdma_create_ep(&id, ai->ai, pd ? pd->pd : NULL, pattr);
+	Py_END_ALLOW_THREADS
+	if (pd)
+		pv_busy_leave(&pd->obj);
+	pv_busy_leave(&ai->obj);
+	if (rc) {	/* -1 + errno */
+		pv_raise_errno("rdma_create_ep", "Failed to create CM ID");
+		return -1;
+	}
+	if (cmid_adopt(self, id, pd ? &pd->obj : NULL, 1))
+		return -1;
+	if (pd)
+		pv_set_slot(&self->pd, pdo);
+	if (cmid_link_qp_parents(self, cqs))
+		return (pv_close(&self->obj), -1);
+	return 0;
+}
+
+static int cmid_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "creator", "qp_init_attr", "pd",
+				  "port_space", "listen_id", NULL };
+	struct pv_cmid *self = CMID(obj);
+	PyObject *creator = Py_None, *qia = Py_None, *pdo = Py_None;
+	PyObject *listen = Py_None;
+	int ps = RDMA_PS_TCP;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO&O:CMID", kwlist,
+					 &creator, &qia, &pdo, pv_conv_int,
+					 &ps, &listen))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents || self->id) {
+		pv_raise_user("CMID is already initialised");
+		return -1;
+	}
+	pv_obj_setup(&self->obj, cmid_destroy);
+	self->channel = NULL;
+	Py_CLEAR(self->ctx);
+	Py_CLEAR(self->pd);
+	if (creator == Py_None)
+		return 0;	/* an empty shell (upstream's inner use) */
+	if (pv_type_ok(creator, pv.AddrInfo)) {
+		struct pv_addrinfo *ai = pv_addrinfo_arg(creator, "creator");
+
+		return ai ? cmid_init_ep(self, ai, qia, pdo) : -1;
+	}
+	if (pv_type_ok(creator, pv.CMEventChannel)) {
+		struct pv_cm_channel *ch = (struct pv_cm_channel *)creator;
+		struct rdma_cm_id *id;
+
+		if (pv_check_open(&ch->obj))
+			return -1;
+		/* -1 + errno */
+		if (rdma_create_id(ch->ch, &id, NULL,
+				   (enum rdma_port_space)ps)) {
+			pv_raise_errno("rdma_create_id",
+				       "Failed to create CM ID");
+			return -1;
+		}
+		self->channel = ch;
+		return cmid_adopt(self, id, &ch->obj, 0);
+	}
+	if (pv_type_ok(creator, pv.CMEvent)) {
+		struct pv_cm_event *ev = (struct pv_cm_event *)creator;
+		struct pv_cmid *lid = CMID(listen);
+
+		if (listen == Py_None) {
+			pv_raise_user("listen ID not provided");
+			return -1;
+		}
+		if (!pv_type_ok(listen, pv.CMID)) {
+			PyErr_Format(PyExc_TypeError, "listen_id must be a "
+				     "CMID, not %.100s",
+				     Py_TYPE(listen)->tp_name);
+			return -1;
+		}
+		if (pv_check_open(&lid->obj))
+			return -1;
+		if (!ev->private_data ||
+		    ev->copy.event != RDMA_CM_EVENT_CONNECT_REQUEST ||
+		    ev->copy.listen_id != lid->id) {
+			pv_raise_user("The CMEvent is not a connection request "
+				      "of this listen_id");
+			return -1;
+		}
+		if (ev->adopted) {
+			pv_raise_user("The CMEvent's CM ID was already taken "
+				      "by a CMID");
+			return -1;
+		}
+		self->channel = lid->channel;
+		if (cmid_adopt(self, ev->copy.id, &lid->obj, lid->sync))
+			return -1;
+		ev->adopted = 1;
+		return 0;
+	}
+	PyErr_Format(PyExc_TypeError, "Cannot create CM ID from %.100s",
+		     Py_TYPE(creator)->tp_name);
+	return -1;
+}
+
+/* The open CMID; else -1 (closed). */
+static inline int cmid_open(struct pv_cmid *self)
+{
+	return pv_check_open(&self->obj);
+}
+
+/* ---- Context / PD wrappers ---- */
+
+static int is_cmid(PyObject *o)
+{
+	return pv_type_ok(o, pv.CMID);
+}
+
+int pv_is_cmid(PyObject *o)
+{
+	return is_cmid(o);
+}
+
+struct ibv_context *pv_cmid_verbs(PyObject *o)
+{
+	struct pv_cmid *self = CMID(o);
+
+	if (cmid_open(self))
+		return NULL;
+	if (!self->id->verbs) {
+		pv_raise_user("The CMID is not bound to a device yet");
+		return NULL;
+	}
+	return self->id->verbs;
+}
+
+/*
+ * The listening CMID self was taken from when it is bound to the same
+ * device: its wrappers serve (as upstream, where a passive child shares
+ * its listener's Context and PD).  Borrowed, or NULL.
+ */
+static struct pv_cmid *cmid_listener(struct pv_cmid *self)
+{
+	struct pv_obj *p = pv_obj_parent(&self->obj, 0);
+
+	if (p && is_cmid((PyObject *)p) && !p->closed &&
+	    CMID(p)->id->verbs == self->id->verbs)
+		return CMID(p);
+	return NULL;
+}
+
+/* The Context wrapping id->verbs (borrowed), None if unbound. */
+static PyObject *cmid_context(struct pv_cmid *self)
+{
+	struct pv_cmid *l;
+	PyObject *kw, *c;
+
+	if (self->ctx)
+		return self->ctx;
+	if (!self->id->verbs)
+		return Py_None;
+	l = cmid_listener(self);
+	if (l) {
+		c = cmid_context(l);
+		if (!c)
+			return NULL;
+		pv_set_slot(&self->ctx, c);
+		return c;
+	}
+	kw = Py_BuildValue("{sO}", "cmid", (PyObject *)self);
+	if (!kw)
+		return NULL;
+	c = PyTuple_New(0);
+	if (c)
+		Py_SETREF(c, PyObject_Call((PyObject *)pv.Context, c, kw));
+	Py_DECREF(kw);
+	if (!c)
+		return NULL;
+	self->ctx = c;
+	return c;
+}
+
+/* The PD wrapping id->pd, or the user's (borrowed); None if unbound. */
+static PyObject *cmid_pd(struct pv_cmid *self)
+{
+	struct pv_cmid *l;
+	PyObject *c;
+
+	if (self->pd)
+		return self->pd;
+	if (!self->id->pd)
+		return Py_None;
+	l = cmid_listener(self);
+	if (l) {
+		c = cmid_pd(l);
+		if (!c)
+			return NULL;
+		pv_set_slot(&self->pd, c);
+		return c;
+	}
+	c = PyObject_CallOneArg((PyObject *)pv.PD, (PyObject *)self);
+	if (!c)
+		return NULL;
+	self->pd = c;
+	return c;
+}
+
+struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx)
+{
+	struct pv_cmid *self = CMID(o);
+
+	if (cmid_open(self))
+		return NULL;
+	if (!self->id->pd) {
+		pv_raise_user("The CMID is not bound to a device yet");
+		return NULL;
+	}
+	*ctx = cmid_context(self);
+	if (!*ctx)
+		return NULL;
+	if (pv_check_open(PV_OBJ(*ctx)))
+		return NULL;
+	return self->id->pd;
+}
+
+PyObject *pv_cmid_pd_obj(PyObject *o)
+{
+	struct pv_cmid *self = CMID(o);
+	PyObject *pd;
+
+	if (cmid_open(self))
+		return NULL;
+	pd = cmid_pd(self);
+	if (pd == Py_None)
+		return pv_raise_user("The CMID is not bound to a device yet");
+	return pd;
+}
+
+/* ---- properties ---- */
+
+static PyObject *cmid_get_context(PyObject *obj, void *closure)
+{
+	PyObject *c;
+
+	if (CMID(obj)->obj.closed)
+		return pv_get_slot(CMID(obj)->ctx);
+	c = cmid_context(CMID(obj));
+	return c ? Py_NewRef(c) : NULL;
+}
+
+static PyObject *cmid_get_pd(PyObject *obj, void *closure)
+{
+	PyObject *p;
+
+	if (CMID(obj)->obj.closed)
+		return pv_get_slot(CMID(obj)->pd);
+	p = cmid_pd(CMID(obj));
+	return p ? Py_NewRef(p) : NULL;
+}
+
+static PyObject *cmid_get_channel(PyObject *obj, void *closure)
+{
+	return pv_get_slot((PyObject *)CMID(obj)->channel);
+}
+
+static PyObject *cmid_get_dev_name(PyObject *obj, void *closure)
+{
+	struct pv_cmid *self = CMID(obj);
+
+	if (cmid_open(self))
+		return NULL;
+	if (!self->id->verbs)
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(
+		ibv_get_device_name(self->id->verbs->device));
+}
+
+static PyObject *cmid_get_port_num(PyObject *obj, void *closure)
+{
+	if (cmid_open(CMID(obj)))
+		return NULL;
+	return PyLong_FromLong(CMID(obj)->id->port_num);
+}
+
+static PyObject *cmid_get_qpn(PyObject *obj, void *closure)
+{
+	struct pv_cmid *self = CMID(obj);
+
+	if (cmid_open(self))
+		return NULL;
+	if (!self->id->qp)
+		Py_RETURN_NONE;
+	return PyLong_FromUnsignedLong(self->id->qp->qp_num);
+}
+
+static PyObject *cmid_get_ps(PyObject *obj, void *closure)
+{
+	if (cmid_open(CMID(obj)))
+		return NULL;
+	return PyLong_FromLong(CMID(obj)->id->ps);
+}
+
+static PyGetSetDef cmid_getset[] = {
+	{ "context", cmid_get_context, NULL,
+	  "The Context of the id's device (None until bound).", NULL },
+	{ "pd", cmid_get_pd, NULL,
+	  "The id's PD (None until bound).", NULL },
+	{ "event_channel", cmid_get_channel, NULL,
+	  "The CMEventChannel of an asynchronous id, else None.", NULL },
+	{ "dev_name", cmid_get_dev_name, NULL,
+	  "The name of the id's device (None until bound).", NULL },
+	{ "port_num", cmid_get_port_num, NULL, "The id's port number.", NULL },
+	{ "qpn", cmid_get_qpn, NULL,
+	  "The number of the id's QP, or None.", NULL },
+	{ "port_space", cmid_get_ps, NULL,
+	  "The id's port space (beyond upstream).", NULL },
+	{ NULL }
+};
+
+/* ---- connection management ---- */
+
+/*
+ * Run a librdmacm call that returns 0 or -1 with errno, with the GIL
+ * released and self busy.  Returns None or NULL.
+ */
+#define CMID_CALL(self, call, fname, msg)                               \
+	({                                                              \
+		int rc_;                                                \
+		pv_busy_enter(&(self)->obj);                            \
+		Py_BEGIN_ALLOW_THREADS                                  \
+		rc_ = (call);                                           \
+		Py_END_ALLOW_THREADS                                    \
+		pv_busy_leave(&(self)->obj);                            \
+		rc_ ? pv_raise_errno(fname, msg) : Py_NewRef(Py_None);  \
+	})
+
+static PyObject *cmid_get_request(PyObject *obj, PyObject *unused)
+{
+	struct pv_cmid *self = CMID(obj), *child;
+	struct rdma_cm_id *id;
+	int rc;
+
+	if (cmid_open(self))
+		return NULL;
+	if (!self->sync)
+		return pv_raise_user("get_request() needs a synchronous CMID "
+				     "(made from an AddrInfo)");
+	child = CMID(PyObject_CallNoArgs((PyObject *)pv.CMID));
+	if (!child)
+		return NULL;
+	pv_busy_enter(&self->obj);
+	Py_BEGIN_ALLOW_THREADS
+	rc = rdma_get_request(self->id, &id);	/* 0, or -1 + errno */
+	Py_END_ALLOW_THREADS
+	pv_busy_leave(&self->obj);
+	if (rc) {
+		Py_DECREF(child);
+		return pv_raise_errno("rdma_get_request", "Failed to get "
+				      "request, no connection established");
+	}
+	if (cmid_adopt(child, id, &self->obj, 1)) {
+		Py_DECREF(child);
+		return NULL;
+	}
+	return (PyObject *)child;
+}
+
+static PyObject *cmid_bind_addr(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "lai", NULL };
+	struct pv_cmid *self = CMID(obj);
+	struct pv_addrinfo *ai;
+	PyObject *o;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:bind_addr", kwlist, &o))
+		return NULL;
+	if (!(ai = pv_addrinfo_arg(o, "lai")) || cmid_open(self))
+		return NULL;
+	if (rdma_bind_addr(self->id, ai->ai->ai_src_addr))	/* -1+errno */
+		return pv_raise_errno("rdma_bind_addr", "Failed to Bind ID");
+	Py_RETURN_NONE;
+}
+
+static PyObject *cmid_resolve_addr(PyObject *obj, PyObject *args,
+				   PyObject *kw)
+{
+	static char *kwlist[] = { "rai", "timeout_ms", NULL };
+	struct pv_cmid *self = CMID(obj);
+	struct pv_addrinfo *ai;
+	int timeout = 2000;
+	PyObject *o, *r;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:resolve_addr",
+					 kwlist, &o, pv_conv_int, &timeout))
+		return NULL;
+	if (!(ai = pv_addrinfo_arg(o, "rai")) || cmid_open(self))
+		return NULL;
+	pv_busy_enter(&ai->obj);
+	r = CMID_CALL(self, rdma_resolve_addr(self->id, ai->ai->ai_src_addr,
+					      ai->ai->ai_dst_addr, timeout),
+		      "rdma_resolve_addr", "Failed to Resolve Address");
+	pv_busy_leave(&ai->obj);
+	return r;
+}
+
+static PyObject *cmid_resolve_route(PyObject *obj, PyObject *args,
+				    PyObject *kw)
+{
+	static char *kwlist[] = { "timeout_ms", NULL };
+	struct pv_cmid *self = CMID(obj);
+	int timeout = 2000;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&:resolve_route",
+					 kwlist, pv_conv_int, &timeout))
+		return NULL;
+	if (cmid_open(self))
+		return NULL;
+	return CMID_CALL(self, rdma_resolve_route(self->id, timeout),
+			 "rdma_resolve_route", "Failed to Resolve Route");
+}
+
+static PyObject *cmid_listen(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "backlog", NULL };
+	struct pv_cmid *self = CMID(obj);
+	int backlog = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&:listen", kwlist,
+					 pv_conv_int, &backlog))
+		return NULL;
+	if (cmid_open(self))
+		return NULL;
+	if (rdma_listen(self->id, backlog))	/* -1 + errno */
+		return pv_raise_errno("rdma_listen", "Listen Failed");
+	Py_RETURN_NONE;
+}
+
+/* connect(param=None) and accept(param=None) */
+static PyObject *cmid_conn(PyObject *obj, PyObject *args, PyObject *kw,
+			   int accept)
+{
+	static char *kwlist[] = { "param", NULL };
+	struct pv_cmid *self = CMID(obj);
+	struct rdma_conn_param cp, *pcp = &cp;
+	PyObject *param = Py_None;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, accept ? "|O:accept" :
+					 "|O:connect", kwlist, &param))
+		return NULL;
+	rc = pv_conn_param_get(param, &cp);
+	if (rc < 0 || cmid_open(self))
+		return NULL;
+	if (rc)
+		pcp = NULL;
+	if (accept)
+		return CMID_CALL(self, rdma_accept(self->id, pcp),
+				 "rdma_accept", "Failed to Accept Connection");
+	return CMID_CALL(self, rdma_connect(self->id, pcp), "rdma_connect",
+			 "Failed to Connect");
+}
+
+static PyObject *cmid_connect(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return cmid_conn(obj, args, kw, 0);
+}
+
+static PyObject *cmid_accept(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return cmid_conn(obj, args, kw, 1);
+}
+
+static PyObject *cmid_disconnect(PyObject *obj, PyObject *unused)
+{
+	struct pv_cmid *self = CMID(obj);
+
+	if (cmid_open(self))
+		return NULL;
+	/* a synchronous id waits for the peer's DREP (its disconnect) */
+	return CMID_CALL(self, rdma_disconnect(self->id), "rdma_disconnect",
+			 "Failed to Disconnect");
+}
+
+static PyObject *cmid_establish(PyObject *obj, PyObject *unused)
+{
+	struct pv_cmid *self = CMID(obj);
+
+	if (cmid_open(self))
+		return NULL;
+	if (rdma_establish(self->id))	/* -1 + errno */
+		return pv_raise_errno("rdma_establish", "Failed to Complete "
+				      "an active connection request");
+	Py_RETURN_NONE;
+}
+
+static PyObject *cmid_reject(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "private_data", "private_data_len", NULL };
+	struct pv_cmid *self = CMID(obj);
+	PyObject *data = Py_None, *lo = Py_None, *b = NULL;
+	Py_buffer view = { 0 };
+	uint8_t len = 0;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:reject", kwlist,
+					 &data, &lo))
+		return NULL;
+	if (data != Py_None) {
+		b = PyUnicode_Check(data) ? PyUnicode_AsUTF8String(data) :
+					    Py_NewRef(data);
+		if (!b || PyObject_GetBuffer(b, &view, PyBUF_SIMPLE) < 0) {
+			Py_XDECREF(b);
+			return NULL;
+		}
+		if (view.len > UINT8_MAX) {
+			pv_raise_user("private_data is %zd bytes, at most %d "
+				      "can be sent", view.len, UINT8_MAX);
+			goto out;
+		}
+		len = (uint8_t)view.len;
+	}
+	if (lo != Py_None) {
+		uint8_t l;
+
+		if (!pv_conv_u8(lo, &l))
+			goto out;
+		if (l > len) {
+			pv_raise_user("private_data_len %u exceeds the %u "
+				      "bytes of private_data", l, len);
+			goto out;
+		}
+		len = l;
+	}
+	if (cmid_open(self))
+		goto out;
+	rc = rdma_reject(self->id, len ? view.buf : NULL, len);
+	if (rc)		/* -1 + errno */
+		pv_raise_errno("rdma_reject", "Failed to Reject Connection");
+out:
+	if (b) {
+		PyBuffer_Release(&view);
+		Py_DECREF(b);
+	}
+	return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+}
+
+static PyObject *cmid_join_multicast(PyObject *obj, PyObject *args,
+				     PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "mc_attr", "context", NULL };
+	struct pv_cmid *self = CMID(obj);
+	PyObject *addr = Py_None, *mc = Py_None, *ctx = Py_None;
+	struct rdma_cm_join_mc_attr_ex attr;
+	struct pv_addrinfo *ai;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:join_multicast",
+					 kwlist, &addr, &mc, &ctx))
+		return NULL;
+	if (addr == Py_None && mc == Py_None)
+		return pv_raise_user("Join to multicast must have AddrInfo or "
+				     "JoinMCAttrEx arguments");
+	if (cmid_open(self))
+		return NULL;
+	/* The user context is not passed on (it would come back as a
+	 * pointer in the event's ud.private_data). */
+	if (mc != Py_None) {
+		if (pv_join_mc_attr_get(mc, &attr))
+			return NULL;
+		rc = rdma_join_multicast_ex(self->id, &attr, NULL);
+	} else {
+		if (!(ai = pv_addrinfo_arg(addr, "addr")))
+			return NULL;
+		rc = rdma_join_multicast(self->id, ai->ai->ai_src_addr, NULL);
+	}
+	if (rc)		/* -1 + errno */
+		return pv_raise_errno(mc != Py_None ? "rdma_join_multicast_ex" :
+				      "rdma_join_multicast",
+				      "Failed to Join multicast");
+	Py_RETURN_NONE;
+}
+
+static PyObject *cmid_leave_multicast(PyObject *obj, PyObject *args,
+				      PyObject *kw)
+{
+	static char *kwlist[] = { "addr", NULL };
+	struct pv_cmid *self = CMID(obj);
+	struct pv_addrinfo *ai;
+	PyObject *o, *r;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:leave_multicast", kwlist,
+					 &o))
+		return NULL;
+	if (!(ai = pv_addrinfo_arg(o, "addr")) || cmid_open(self))
+		return NULL;
+	/* It waits for the acks of the group's events: ack ours first. */
+	if (self->channel && pv_cm_ack_events_of(self->channel, self->id))
+		return NULL;
+	pv_busy_enter(&ai->obj);
+	r = CMID_CALL(self, rdma_leave_multicast(self->id,
+						 ai->ai->ai_src_addr),
+		      "rdma_leave_multicast", "Failed to leave multicast");
+	pv_busy_leave(&ai->obj);
+	return r;
+}
+
+static PyObject *cmid_set_option(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "level", "optname", "optval", "optlen",
+				  NULL };
+	struct pv_cmid *self = CMID(obj);
+	int level, optname;
+	uint8_t val;
+	size_t len;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&:set_option",
+					 kwlist, pv_conv_int, &level,
+					 pv_conv_int, &optname, pv_conv_u8,
+					 &val, pv_conv_size, &len))
+		return NULL;
+	if (level != RDMA_OPTION_ID || optname != RDMA_OPTION_ID_ACK_TIMEOUT)
+		return pv_raise_user("Currently only RDMA_OPTION_ID_ACK_TIMEOUT "
+				     "is supported in Pyverbs.");
+	if (len != sizeof(val))
+		return pv_raise_user("optlen of RDMA_OPTION_ID_ACK_TIMEOUT must "
+				     "be %zu", sizeof(val));
+	if (cmid_open(self))
+		return NULL;
+	/* -1 + errno */
+	if (rdma_set_option(self->id, level, optname, &val, sizeof(val)))
+		return pv_raise_errno("rdma_set_option", "Failed to set option");
+	Py_RETURN_NONE;
+}
+
+static PyObject *cmid_set_local_ece(PyObject *obj, PyObject *args,
+				    PyObject *kw)
+{
+	static char *kwlist[] = { "ece", NULL };
+	struct pv_cmid *self = CMID(obj);
+	PyObject *o;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:set_local_ece", kwlist,
+					 &o))
+		return NULL;
+	if (!pv_type_ok(o, pv.ECE))
+		return PyErr_Format(PyExc_TypeError, "ece must be an ECE, not "
+				    "%.100s", Py_TYPE(o)->tp_name);
+	if (cmid_open(self))
+		return NULL;
+	/* -1 + errno */
+	if (rdma_set_local_ece(self->id, &((struct pv_ece *)o)->ece))
+		return pv_raise_errno("rdma_set_local_ece",
+				      "Failed to set local ECE");
+	Py_RETURN_NONE;
+}
+
+static PyObject *cmid_get_remote_ece(PyObject *obj, PyObject *unused)
+{
+	struct pv_cmid *self = CMID(obj);
+	struct pv_ece *ece;
+
+	if (cmid_open(self))
+		return NULL;
+	ece = (struct pv_ece *)PyObject_CallNoArgs((PyObject *)pv.ECE);
+	if (!ece)
+		return NULL;
+	/* -1 + errno */
+	if (rdma_get_remote_ece(self->id, &ece->ece)) {
+		Py_DECREF(ece);
+		return pv_raise_errno("rdma_get_remote_ece",
+				      "Failed to get remote ECE");
+	}
+	return (PyObject *)ece;
+}
+
+/* ---- QP ---- */
+
+static PyObject *cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "qp_init", NULL };
+	struct pv_cmid *self = CMID(obj);
+	struct pv_obj *cqs[3];
+	struct ibv_qp_init_attr attr;
+	PyObject *o, *pdo, *ctx;
+	struct ibv_pd *pd;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:create_qp", kwlist, &o))
+		return NULL;
+	if (cmid_qp_init_attr(o, &attr, cqs) || cmid_open(self))
+		return NULL;
+	if (self->id->qp)
+		return pv_raise_user("The CMID has a QP already");
+	pdo = cmid_pd(self);
+	if (!pdo)
+		return NULL;
+	if (pdo == Py_None) {
+		if (!(pd = pv_cmid_pd(obj, &ctx)))
+			return NULL;
+	} else {
+		struct pv_pd *p = pv_pd_arg(pdo);
+
+		if (!p)
+			return NULL;
+		pd = p->pd;
+	}
+	if (rdma_create_qp(self->id, pd, &attr))	/* -1 + errno */
+		return pv_raise_errno("rdma_create_qp", "Failed to Create QP");
+	/* upstream shows the actual capabilities */
+	((struct pv_qp_init_attr *)o)->attr.cap = attr.cap;
+	if (cmid_link_qp_parents(self, cqs)) {
+		rdma_destroy_qp(self->id);
+		return NULL;
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *cmid_query_qp(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "attr_mask", NULL };
+	struct pv_qp_init_attr *ia = NULL;
+	struct pv_qp_attr *a = NULL;
+	PyObject *res = NULL;
+	struct ibv_qp *qp;
+	uint32_t mask;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query_qp", kwlist,
+					 pv_conv_u32, &mask))
+		return NULL;
+	if (!(qp = pv_cmid_qp(CMID(obj))))
+		return NULL;
+	a = (struct pv_qp_attr *)PyObject_CallNoArgs((PyObject *)pv.QPAttr);
+	if (!a)
+		return NULL;
+	ia = (struct pv_qp_init_attr *)PyObject_CallNoArgs(
+		(PyObject *)pv.QPInitAttr);
+	if (!ia)
+		goto out;
+	rc = ibv_query_qp(qp, &a->attr, (int)mask, &ia->attr);
+	if (rc) {	/* returns errno */
+		pv_raise_rc(rc, "ibv_query_qp", "Failed to query QP");
+		goto out;
+	}
+	/* the CQs and SRQ are librdmacm's: no objects for them */
+	ia->attr.send_cq = ia->attr.recv_cq = NULL;
+	ia->attr.srq = NULL;
+	ia->attr.qp_context = NULL;
+	res = PyTuple_Pack(2, (PyObject *)a, (PyObject *)ia);
+out:
+	Py_DECREF(a);
+	Py_XDECREF(ia);
+	return res;
+}
+
+static PyObject *cmid_init_qp_attr(PyObject *obj, PyObject *args,
+				   PyObject *kw)
+{
+	static char *kwlist[] = { "qp_state", NULL };
+	struct pv_cmid *self = CMID(obj);
+	struct pv_qp_attr *a;
+	PyObject *res;
+	unsigned int state;
+	int mask = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:init_qp_attr", kwlist,
+					 pv_conv_uint, &state))
+		return NULL;
+	if (cmid_open(self))
+		return NULL;
+	a = (struct pv_qp_attr *)PyObject_CallNoArgs((PyObject *)pv.QPAttr);
+	if (!a)
+		return NULL;
+	a->attr.qp_state = (enum ibv_qp_state)state;
+	if (rdma_init_qp_attr(self->id, &a->attr, &mask)) {	/* -1+errno */
+		Py_DECREF(a);
+		return pv_raise_errno("rdma_init_qp_attr",
+				      "Failed to get QP attributes");
+	}
+	res = Py_BuildValue("(Oi)", (PyObject *)a, mask);
+	Py_DECREF(a);
+	return res;
+}
+
+static int cmid_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+	Py_VISIT(CMID(obj)->ctx);
+	Py_VISIT(CMID(obj)->pd);
+	return pv_cm_traverse(obj, visit, arg);
+}
+
+static int cmid_clear(PyObject *obj)
+{
+	int rc = pv_cm_clear(obj);
+
+	Py_CLEAR(CMID(obj)->ctx);
+	Py_CLEAR(CMID(obj)->pd);
+	return rc;
+}
+
+#define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+
+static PyMethodDef cmid_methods[] = {
+	{ "get_request", cmid_get_request, METH_NOARGS,
+	  "get_request($self, /)\n--\n\n"
+	  "Wait for the next connection request on a listening synchronous "
+	  "id (rdma_get_request)\nand return its new CMID (a child of this "
+	  "one, with its QP if the listener\nwas made with qp_init_attr)." },
+	{ "bind_addr", KW(cmid_bind_addr),
+	  "bind_addr($self, lai)\n--\n\n"
+	  "Bind to the source address of the AddrInfo lai (rdma_bind_addr)." },
+	{ "resolve_addr", KW(cmid_resolve_addr),
+	  "resolve_addr($self, rai, timeout_ms=2000)\n--\n\n"
+	  "Resolve the destination (and source) address of rai to an RDMA "
+	  "address (rdma_resolve_addr)." },
+	{ "resolve_route", KW(cmid_resolve_route),
+	  "resolve_route($self, timeout_ms=2000)\n--\n\n"
+	  "Resolve the route to the resolved destination "
+	  "(rdma_resolve_route)." },
+	{ "listen", KW(cmid_listen),
+	  "listen($self, backlog=0)\n--\n\n"
+	  "Listen for connection requests on the bound address "
+	  "(rdma_listen)." },
+	{ "connect", KW(cmid_connect),
+	  "connect($self, param=None)\n--\n\n"
+	  "Connect to the resolved destination (rdma_connect); param is a "
+	  "ConnParam." },
+	{ "accept", KW(cmid_accept),
+	  "accept($self, param=None)\n--\n\n"
+	  "Accept a connection request (rdma_accept)." },
+	{ "disconnect", cmid_disconnect, METH_NOARGS,
+	  "disconnect($self, /)\n--\n\n"
+	  "Disconnect (rdma_disconnect); the QP moves to the error state." },
+	{ "establish", cmid_establish, METH_NOARGS,
+	  "establish($self, /)\n--\n\n"
+	  "Complete an active connection whose QP is not the id's "
+	  "(rdma_establish)." },
+	{ "reject", KW(cmid_reject),
+	  "reject($self, private_data=None, private_data_len=None)\n--\n\n"
+	  "Reject a connection request (rdma_reject), sending private_data "
+	  "(bytes or str,\nat most 255 bytes; its first private_data_len "
+	  "bytes if given)." },
+	{ "join_multicast", KW(cmid_join_multicast),
+	  "join_multicast($self, addr=None, mc_attr=None, context=0)\n--\n\n"
+	  "Join the multicast group of the AddrInfo addr (rdma_join_multicast)"
+	  " or of the\nJoinMCAttrEx mc_attr (rdma_join_multicast_ex); context "
+	  "is not passed on." },
+	{ "leave_multicast", KW(cmid_leave_multicast),
+	  "leave_multicast($self, addr)\n--\n\n"
+	  "Leave the multicast group of the AddrInfo addr "
+	  "(rdma_leave_multicast)." },
+	{ "set_option", KW(cmid_set_option),
+	  "set_option($self, level, optname, optval, optlen)\n--\n\n"
+	  "Set an option (rdma_set_option); only RDMA_OPTION_ID / "
+	  "RDMA_OPTION_ID_ACK_TIMEOUT\n(optval a uint8, optlen 1) is "
+	  "supported." },
+	{ "set_local_ece", KW(cmid_set_local_ece),
+	  "set_local_ece($self, ece)\n--\n\n"
+	  "Set the ECE options to offer (rdma_set_local_ece)." },
+	{ "get_remote_ece", cmid_get_remote_ece, METH_NOARGS,
+	  "get_remote_ece($self, /)\n--\n\n"
+	  "The ECE options the peer offered, as an ECE "
+	  "(rdma_get_remote_ece)." },
+	{ "create_qp", KW(cmid_create_qp),
+	  "create_qp($self, qp_init)\n--\n\n"
+	  "Create the id's QP on its PD (rdma_create_qp); without CQs in "
+	  "qp_init, librdmacm\ncreates them (and get_send_comp()/"
+	  "get_recv_comp() wait on them)." },
+	{ "query_qp", KW(cmid_query_qp),
+	  "query_qp($self, attr_mask)\n--\n\n"
+	  "Query the id's QP: (QPAttr, QPInitAttr)." },
+	{ "init_qp_attr", KW(cmid_init_qp_attr),
+	  "init_qp_attr($self, qp_state)\n--\n\n"
+	  "The attributes that move an external QP of this connection to "
+	  "qp_state\n(rdma_init_qp_attr): (QPAttr, attr_mask)." },
+	{ "reg_msgs", KW(pv_cmid_reg_msgs),
+	  "reg_msgs($self, size)\n--\n\n"
+	  "A new MR of size bytes on the id's PD for sends and receives "
+	  "(rdma_reg_msgs)." },
+	{ "reg_read", KW(pv_cmid_reg_read),
+	  "reg_read($self, size=0)\n--\n\n"
+	  "A new MR the peer may read (rdma_reg_read)." },
+	{ "reg_write", KW(pv_cmid_reg_write),
+	  "reg_write($self, size=0)\n--\n\n"
+	  "A new MR the peer may write (rdma_reg_write)." },
+	{ "post_recv", KW(pv_cmid_post_recv),
+	  "post_recv($self, mr, length=None)\n--\n\n"
+	  "Post a receive of length bytes (default: the MR's length) into "
+	  "mr (rdma_post_recv)." },
+	{ "post_send", KW(pv_cmid_post_send),
+	  "post_send($self, mr, flags=IBV_SEND_SIGNALED, length=None)\n--\n\n"
+	  "Send length bytes (default: the MR's length) of mr "
+	  "(rdma_post_send)." },
+	{ "post_read", KW(pv_cmid_post_read),
+	  "post_read($self, mr, length, remote_addr, rkey, flags=0)\n--\n\n"
+	  "RDMA-read length bytes at remote_addr into mr (rdma_post_read)." },
+	{ "post_write", KW(pv_cmid_post_write),
+	  "post_write($self, mr, length, remote_addr, rkey, flags=0)\n--\n\n"
+	  "RDMA-write length bytes of mr to remote_addr (rdma_post_write)." },
+	{ "post_ud_send", KW(pv_cmid_post_ud_send),
+	  "post_ud_send($self, mr, ah, rqpn=0, flags=IBV_SEND_SIGNALED, "
+	  "length=None)\n--\n\n"
+	  "Send length bytes of mr to QP rqpn at the AH ah "
+	  "(rdma_post_ud_send)." },
+	{ "get_send_comp", pv_cmid_get_send_comp, METH_NOARGS,
+	  "get_send_comp($self, /)\n--\n\n"
+	  "Wait for a send completion (rdma_get_send_comp): a WC." },
+	{ "get_recv_comp", pv_cmid_get_recv_comp, METH_NOARGS,
+	  "get_recv_comp($self, /)\n--\n\n"
+	  "Wait for a receive completion (rdma_get_recv_comp): a WC." },
+	{ NULL }
+};
+
+static PyType_Slot cmid_slots[] = {
+	{ Py_tp_doc, "CMID(creator=None, qp_init_attr=None, pd=None, "
+		     "port_space=RDMA_PS_TCP, listen_id=None)\n--\n\n"
+		     "An RDMA CM id.  creator is an AddrInfo (a synchronous id,"
+		     " rdma_create_ep, with\nits QP made from qp_init_attr on "
+		     "pd if given), a CMEventChannel (an\nasynchronous id of "
+		     "port_space, rdma_create_id), or a CONNECT_REQUEST "
+		     "CMEvent\ntogether with the listening listen_id (the "
+		     "request's new id).  Closing it\ncloses its accepted ids, "
+		     "its QP and the Context/PD/MRs made on it first." },
+	{ Py_tp_init, cmid_init },
+	{ Py_tp_methods, cmid_methods },
+	{ Py_tp_getset, cmid_getset },
+	{ Py_tp_traverse, cmid_traverse },
+	{ Py_tp_clear, cmid_clear },
+	{ 0, NULL }
+};
+
+static PyType_Spec cmid_spec = {
+	.name = "pyverbs.cmid.CMID",
+	.basicsize = sizeof(struct pv_cmid),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = cmid_slots,
+};
+
+int pv_cm_init_types(PyObject *m)
+{
+	if (pv_cm_event_init_types(m) ||
+	    pv_add_type(m, &cmid_spec, pv.PyverbsCM, &pv.CMID))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,541 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""pyverbs.cmid: the RDMA connection manager.
+
+Host tests cover the attribute objects and bad input; the device tests (the
+Soft-RoCE VM: rxe0 on 192.0.2.1, rxe1 on 192.0.2.2) run real connections,
+both sides as two threads of one process or as two forked processes."""
+import errno
+import os
+import select
+import threading
+
+import pytest
+
+import pyverbs.cm_enums as ce
+import pyverbs.enums as e
+from pyverbs.addr import AH, AHAttr
+from pyverbs.cmid import (AddrInfo, CMEvent, CMEventChannel, CMID, ConnParam,
+                          JoinMCAttrEx, UDParam)
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.mr import MR
+from pyverbs.qp import ECE, QPCap, QPInitAttr
+from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
+
+IP0, IP1 = '192.0.2.1', '192.0.2.2'
+MSG = 64
+
+
+# ------------------------------------------------------------------- host
+
+def test_conn_param_defaults_and_format():
+    p = ConnParam()
+    assert (p.responder_resources, p.initiator_depth, p.flow_control,
+            p.retry_count, p.rnr_retry_count, p.srq, p.qpn) == \
+        (1, 1, 0, 5, 5, 0, 0)
+    # the reference's output (Debian's python3-pyverbs 44)
+    assert str(p) == ('Connection parameters: \nresponder resources: 1   \n'
+                      'initiator depth: 1   \nflow control: 0   \n'
+                      'retry count: 5   \nrnr retry count: 5   \n'
+                      'srq : 0   \nqp number: 0   \n')
+    p.qpn = 0xffffff
+    assert p.qpn == 0xffffff
+    with pytest.raises(OverflowError):
+        p.qpn = 1 << 32
+    with pytest.raises(AttributeError):
+        p.retry_count = 1
+
+
+def test_conn_param_private_data():
+    assert ConnParam().private_data == b''
+    p = ConnParam(data_len=4)
+    assert p.private_data == b'\0' * 4
+    p.set_private_data(b'abcdef')       # at most data_len bytes are taken
+    assert p.private_data == b'abcd'
+    p.set_private_data('xy')
+    assert p.private_data == b'xy\0\0'
+    with pytest.raises(TypeError):
+        p.set_private_data(5)
+    with pytest.raises(OverflowError):
+        ConnParam(data_len=256)
+    with pytest.raises(OverflowError):
+        ConnParam(retry=-1)
+    with pytest.raises(TypeError):
+        ConnParam(qp_num='1')
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError):
+        CMEvent(None)
+    with pytest.raises(TypeError):
+        UDParam(None)
+    with pytest.raises(TypeError):
+        JoinMCAttrEx(None)
+    with pytest.raises(TypeError):
+        CMID(creator=1)
+    with pytest.raises(TypeError):
+        AddrInfo(src=1.5)
+    with pytest.raises(ValueError):
+        AddrInfo(src='1.2\0')
+    with pytest.raises(TypeError):
+        AHAttr().init_from_ud_param(ConnParam())
+
+
+def test_empty_cmid_is_closed():
+    c = CMID()
+    assert c.closed
+    assert c.context is None and c.pd is None and c.event_channel is None
+    for call in (c.listen, c.disconnect, c.get_request, c.get_send_comp,
+                 lambda: c.reg_msgs(10), lambda: c.resolve_route(),
+                 lambda: c.set_local_ece(ECE())):
+        with pytest.raises(PyverbsUserError, match='closed'):
+            call()
+    c.close()
+
+
+def test_set_option_only_ack_timeout():
+    with pytest.raises(PyverbsUserError, match='RDMA_OPTION_ID_ACK_TIMEOUT'):
+        CMID().set_option(ce.RDMA_OPTION_ID, 99, 1, 1)
+    with pytest.raises(PyverbsUserError, match='RDMA_OPTION_ID_ACK_TIMEOUT'):
+        CMID().set_option(7, ce.RDMA_OPTION_ID_ACK_TIMEOUT, 1, 1)
+    with pytest.raises(OverflowError):
+        CMID().set_option(ce.RDMA_OPTION_ID, ce.RDMA_OPTION_ID_ACK_TIMEOUT,
+                          256, 1)
+    with pytest.raises(PyverbsUserError, match='optlen'):
+        CMID().set_option(ce.RDMA_OPTION_ID, ce.RDMA_OPTION_ID_ACK_TIMEOUT,
+                          1, 4)
+
+
+def test_join_multicast_needs_an_address():
+    with pytest.raises(PyverbsUserError, match='must have AddrInfo'):
+        CMID().join_multicast()
+
+
+# ----------------------------------------------------------------- device
+
+@pytest.fixture
+def cm(dev_names):
+    """rdma_cm in the VM; packets from 192.0.2.1 to 192.0.2.2 cross the
+    veth pair only with accept_local (else ADDR_ERROR -110)."""
+    for conf in ('all', 'veth0', 'veth1'):
+        path = f'/proc/sys/net/ipv4/conf/{conf}/accept_local'
+        if os.path.exists(path):
+            try:
+                with open(path, 'w') as f:
+                    f.write('1')
+            except OSError:
+                pass
+    return dev_names
+
+
+def _run_threads(*fns, timeout=60):
+    errors, threads = [], []
+
+    def wrap(fn):
+        try:
+            fn()
+        except BaseException as ex:     # noqa: B902 -- reported below
+            errors.append(ex)
+
+    for fn in fns:
+        t = threading.Thread(target=wrap, args=(fn,), daemon=True)
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join(timeout)
+        assert not t.is_alive(), 'a CM thread hung'
+    if errors:
+        raise errors[0]
+
+
+def _expect(channel, etype):
+    ev = CMEvent(channel)
+    assert ev.event_type == etype, ev.event_str()
+    return ev
+
+
+def _qp_attr(qpt=e.IBV_QPT_RC):
+    return QPInitAttr(qp_type=qpt, cap=QPCap(max_send_wr=4, max_recv_wr=4))
+
+
+def _sync_pair(server_ip, client_ip, port):
+    """Sync RC: server (get_request) and client (create_ep) as two threads;
+    payloads checked both ways."""
+    ready = threading.Event()
+    res = {}
+
+    def server():
+        ai = AddrInfo(src=server_ip, src_service=port,
+                      port_space=ce.RDMA_PS_TCP, flags=ce.RAI_PASSIVE)
+        lid = CMID(creator=ai, qp_init_attr=_qp_attr())
+        lid.listen()
+        ready.set()
+        child = lid.get_request()
+        mr = child.reg_msgs(MR_LEN)
+        child.post_recv(mr, MSG)
+        child.accept()
+        wc = child.get_recv_comp()
+        assert wc.status == e.IBV_WC_SUCCESS and wc.byte_len == MSG
+        res['server_got'] = mr.read(MSG, 0)
+        mr.write(b's' * MSG, MSG)
+        child.post_send(mr, length=MSG)
+        assert child.get_send_comp().status == e.IBV_WC_SUCCESS
+        res['server'] = (lid, child)
+
+    def client():
+        assert ready.wait(20)
+        ai = AddrInfo(src=client_ip, dst=server_ip, dst_service=port,
+                      port_space=ce.RDMA_PS_TCP)
+        cid = CMID(creator=ai, qp_init_attr=_qp_attr())
+        assert isinstance(cid.context, Context) and isinstance(cid.pd, PD)
+        assert cid.dev_name in ('rxe0', 'rxe1')
+        assert cid.event_channel is None
+        mr = cid.reg_msgs(MR_LEN)
+        cid.post_recv(mr, MSG)
+        cid.connect()
+        mr.write(b'c' * MSG, MSG)
+        cid.post_send(mr, length=MSG)
+        assert cid.get_send_comp().status == e.IBV_WC_SUCCESS
+        assert cid.get_recv_comp().status == e.IBV_WC_SUCCESS
+        res['client_got'] = mr.read(MSG, 0)
+        res['client'] = cid
+
+    _run_threads(server, client)
+    assert res['server_got'] == b'c' * MSG
+    assert res['client_got'] == b's' * MSG
+    return res
+
+
+MR_LEN = 1024
+
+
+def test_sync_rc_loopback_threads(cm):
+    res = _sync_pair(IP0, IP0, '18515')
+    lid, child = res['server']
+    # a synchronous disconnect waits for the peer's: both at once
+    _run_threads(res['client'].disconnect, child.disconnect)
+    lid.close()                         # closes the accepted id first
+    assert child.closed
+    res['client'].close()
+
+
+def test_sync_rc_across_devices(cm):
+    res = _sync_pair(IP1, IP0, '18516')
+    assert res['client'].dev_name == 'rxe0'
+    assert res['server'][1].dev_name == 'rxe1'
+    ctx = res['client'].context
+    ctx.close()                         # the CMID's: closes its PD and MRs
+    res['client'].close()
+    res['server'][0].close()
+
+
+class _Async:
+    """An asynchronous RC (or UD) connection over an event channel."""
+    def __init__(self, server_ip, client_ip, port, ps=ce.RDMA_PS_TCP):
+        self.sip, self.cip, self.port, self.ps = server_ip, client_ip, port, ps
+        self.qpt = e.IBV_QPT_RC if ps == ce.RDMA_PS_TCP else e.IBV_QPT_UD
+        self.ready = threading.Event()
+
+    def listen(self):
+        self.sch = CMEventChannel()
+        self.lid = CMID(creator=self.sch, port_space=self.ps)
+        assert self.lid.event_channel is self.sch
+        self.lid.bind_addr(AddrInfo(src=self.sip, src_service=self.port,
+                                    port_space=self.ps, flags=ce.RAI_PASSIVE))
+        self.lid.listen()
+        self.ready.set()
+        ev = _expect(self.sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+        self.child = CMID(creator=ev, listen_id=self.lid)
+        with pytest.raises(PyverbsUserError, match='already taken'):
+            CMID(creator=ev, listen_id=self.lid)
+        ev.ack_cm_event()
+        return self.child
+
+    def connect(self, param=None, expect=ce.RDMA_CM_EVENT_ESTABLISHED):
+        assert self.ready.wait(20)
+        self.cch = CMEventChannel()
+        cid = self.cid = CMID(creator=self.cch, port_space=self.ps)
+        cid.resolve_addr(AddrInfo(src=self.cip, dst=self.sip,
+                                  dst_service=self.port, port_space=self.ps))
+        _expect(self.cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED).close()
+        cid.resolve_route()
+        _expect(self.cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED).close()
+        cid.create_qp(_qp_attr(self.qpt))
+        cid.connect(param)
+        return _expect(self.cch, expect)
+
+
+def test_async_rc_threads(cm):
+    a = _Async(IP1, IP0, '18517')
+    got = {}
+
+    def server():
+        child = a.listen()
+        child.create_qp(_qp_attr())
+        mr = child.reg_msgs(MR_LEN)
+        child.post_recv(mr)
+        p = ConnParam(data_len=8)
+        p.set_private_data(b'welcome!')
+        child.accept(p)
+        _expect(a.sch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+        child.get_recv_comp()
+        got['s'] = mr.read(MSG, 0)
+        mr.write(b'S' * MSG, MSG)
+        child.post_send(mr, length=MSG)
+        child.get_send_comp()
+        _expect(a.sch, ce.RDMA_CM_EVENT_DISCONNECTED).close()
+
+    def client():
+        ev = a.connect()
+        assert ev.private_data[:8] == b'welcome!'
+        ev.close()
+        cid = a.cid
+        assert cid.qpn is not None
+        attr, _ = cid.query_qp(e.IBV_QP_STATE)
+        assert attr.qp_state == e.IBV_QPS_RTS
+        mr = cid.reg_msgs(MR_LEN)
+        cid.post_recv(mr)
+        mr.write(b'C' * MSG, MSG)
+        cid.post_send(mr, length=MSG)
+        cid.get_send_comp()
+        cid.get_recv_comp()
+        got['c'] = mr.read(MSG, 0)
+        cid.disconnect()
+
+    _run_threads(server, client)
+    assert got == {'s': b'C' * MSG, 'c': b'S' * MSG}
+    # close order: the client's channel (closes its id), the server's
+    # Context wrapper, then the listener, then its channel
+    a.cch.close()
+    assert a.cid.closed
+    a.child.context.close()
+    a.lid.close()
+    assert a.child.closed
+    a.sch.close()
+
+
+def test_reject_private_data(cm):
+    a = _Async(IP0, IP0, '18518')
+    got = {}
+
+    def server():
+        a.listen().reject(b'go away')
+
+    def client():
+        ev = a.connect(expect=ce.RDMA_CM_EVENT_REJECTED)
+        got['data'] = ev.private_data
+        ev.ack_cm_event()
+        assert ev.event_str() == ''
+        with pytest.raises(PyverbsUserError):
+            ev.ack_cm_event()
+
+    _run_threads(server, client)
+    assert got['data'][:7] == b'go away'
+    a.sch.close()       # closes the listener and the rejected child
+    a.cch.close()
+
+
+def test_ud_over_cm(cm):
+    a = _Async(IP0, IP0, '18519', ps=ce.RDMA_PS_UDP)
+    got = {}
+
+    def server():
+        child = a.listen()
+        child.create_qp(_qp_attr(e.IBV_QPT_UD))
+        mr = child.reg_msgs(MR_LEN)
+        child.post_recv(mr, MSG + 40)
+        child.accept()
+        wc = child.get_recv_comp()
+        got['data'] = mr.read(MSG, 40)
+        got['src_qp'] = wc.src_qp
+
+    def client():
+        ev = a.connect()
+        ud = UDParam(ev)
+        ev.close()
+        assert ud.qkey != 0
+        attr = AHAttr()
+        attr.init_from_ud_param(ud)
+        assert attr.is_global == ud.ah_attr.is_global
+        ah = AH(a.cid.pd, attr=ud.ah_attr)
+        mr = a.cid.reg_msgs(MR_LEN)
+        mr.write(b'u' * MSG, MSG)
+        a.cid.post_ud_send(mr, ah, rqpn=ud.qp_num, length=MSG)
+        a.cid.get_send_comp()
+        got['qpn'] = a.cid.qpn
+
+    _run_threads(server, client)
+    assert got['data'] == b'u' * MSG and got['src_qp'] == got['qpn']
+    a.cch.close()
+    a.sch.close()
+
+
+def test_multicast_join_send_recv_leave(cm):
+    mc = '239.1.1.3'
+    ch = CMEventChannel()
+    ids, mrs, uds = [], [], []
+    for ip in (IP0, IP0):
+        cid = CMID(creator=ch, port_space=ce.RDMA_PS_UDP)
+        cid.bind_addr(AddrInfo(src=ip, port_space=ce.RDMA_PS_UDP,
+                               flags=ce.RAI_PASSIVE))
+        cid.resolve_addr(AddrInfo(src=ip, dst=mc))
+        _expect(ch, ce.RDMA_CM_EVENT_ADDR_RESOLVED).close()
+        cid.create_qp(_qp_attr(e.IBV_QPT_UD))
+        if not ids:
+            cid.join_multicast(addr=AddrInfo(src=mc))
+        else:
+            cid.join_multicast(mc_attr=JoinMCAttrEx(
+                AddrInfo(src=mc), comp_mask=ce.RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+                ce.RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS,
+                join_flags=ce.RDMA_MC_JOIN_FLAG_FULLMEMBER))
+        ev = _expect(ch, ce.RDMA_CM_EVENT_MULTICAST_JOIN)
+        uds.append(UDParam(ev))
+        ev.close()
+        ids.append(cid)
+        mrs.append(cid.reg_msgs(MR_LEN))
+    recv, send = ids
+    recv.post_recv(mrs[0], MSG + 40)
+    mrs[1].write(b'm' * MSG, MSG)
+    ah = AH(send.pd, attr=uds[1].ah_attr)
+    send.post_ud_send(mrs[1], ah, rqpn=0xffffff, length=MSG)
+    send.get_send_comp()
+    recv.get_recv_comp()
+    assert mrs[0].read(MSG, 40) == b'm' * MSG
+    for cid in ids:
+        cid.leave_multicast(AddrInfo(src=mc))
+    with pytest.raises(PyverbsRDMAError):
+        ids[0].leave_multicast(AddrInfo(src=mc))       # not a member now
+    ch.close()
+    assert all(cid.closed for cid in ids)
+
+
+def test_ece(cm):
+    ch = CMEventChannel()
+    cid = CMID(creator=ch)
+    ece = ECE(vendor_id=0x15b3, options=1, comp_mask=0)
+    try:
+        cid.set_local_ece(ece)
+    except PyverbsRDMAError as ex:
+        # only for ids of ports that do ECE; rxe does not
+        assert ex.error_code in (errno.EINVAL, errno.EOPNOTSUPP)
+    try:
+        r = cid.get_remote_ece()
+        assert isinstance(r, ECE)
+    except PyverbsRDMAError as ex:
+        assert ex.error_code in (errno.EINVAL, errno.EOPNOTSUPP)
+    with pytest.raises(TypeError):
+        cid.set_local_ece(None)
+    ch.close()
+
+
+def test_unreachable_address_error(cm):
+    ch = CMEventChannel()
+    cid = CMID(creator=ch)
+    cid.resolve_addr(AddrInfo(src=IP0, dst='192.0.2.99', dst_service='1'),
+                     timeout_ms=500)
+    ch.set_nonblocking(False)
+    r, _, _ = select.select([ch], [], [], 10)
+    assert r, 'no event within 10 s for a 500 ms resolution'
+    ev = CMEvent(ch)
+    assert ev.event_type == ce.RDMA_CM_EVENT_ADDR_ERROR
+    assert ev.status < 0
+    ch.close()
+    assert ev.closed and cid.closed
+
+
+def test_nonblocking_channel(cm):
+    ch = CMEventChannel()
+    assert not ch.nonblocking and ch.fileno() == ch.fd
+    ch.nonblocking = True
+    with pytest.raises(PyverbsRDMAError) as ex:
+        CMEvent(ch)
+    assert ex.value.error_code == errno.EAGAIN
+    ch.close()
+    with pytest.raises(PyverbsUserError):
+        CMEvent(ch)
+    with pytest.raises(PyverbsUserError):
+        ch.fileno()
+
+
+def test_busy_channel_refuses_close(cm):
+    ch = CMEventChannel()
+    cid = CMID(creator=ch)
+    t = threading.Thread(target=lambda: _expect(
+        ch, ce.RDMA_CM_EVENT_ADDR_ERROR).close())
+    t.start()
+    import time
+    time.sleep(0.2)
+    with pytest.raises(PyverbsUserError, match='blocking call'):
+        ch.close()
+    cid.resolve_addr(AddrInfo(src=IP0, dst='192.0.2.99', dst_service='1'),
+                     timeout_ms=300)
+    t.join(10)
+    assert not t.is_alive()
+    ch.close()
+
+
+def test_unacked_event_does_not_block_close(cm):
+    ch = CMEventChannel()
+    cid = CMID(creator=ch)
+    cid.resolve_addr(AddrInfo(src=IP0, dst=IP0, dst_service='1'))
+    ev = CMEvent(ch)                    # not acked
+    assert ev.event_type == ce.RDMA_CM_EVENT_ADDR_RESOLVED
+    cid.close()                         # acks it first: no hang
+    assert ev.closed
+    ch.close()
+
+
+def test_mr_of_cmid_and_pd_wrappers(cm):
+    ai = AddrInfo(src=IP0, dst=IP0, dst_service='18520',
+                  port_space=ce.RDMA_PS_TCP)
+    # nobody listens: the synchronous create_ep still resolves
+    cid = CMID(creator=ai, qp_init_attr=_qp_attr())
+    mr = MR(cid, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    rmr = cid.reg_read(100)
+    assert rmr.rkey and mr.pd is cid.pd
+    assert PD(cid).pd == cid.pd.pd
+    with pytest.raises(PyverbsUserError):
+        cid.post_recv(mr, 8192)          # beyond the MR
+    with pytest.raises(TypeError):
+        cid.post_send(None)
+    cid.close()
+    assert mr.closed and rmr.closed and cid.pd.closed
+    with pytest.raises(PyverbsUserError, match='closed'):
+        cid.connect()
+
+
+def test_forked_processes(cm):
+    """Server in a forked child, client in the parent; the child leaves
+    through os._exit without closing anything."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            ai = AddrInfo(src=IP0, src_service='18521',
+                          flags=ce.RAI_PASSIVE)
+            lid = CMID(creator=ai, qp_init_attr=_qp_attr())
+            lid.listen()
+            os.write(w, b'r')
+            child = lid.get_request()
+            mr = child.reg_msgs(MR_LEN)
+            child.post_recv(mr)
+            child.accept()
+            child.get_recv_comp()
+            code = 0 if mr.read(MSG, 0) == b'f' * MSG else 2
+        finally:
+            os._exit(code)
+    os.close(w)
+    assert os.read(r, 1) == b'r'
+    os.close(r)
+    cid = CMID(creator=AddrInfo(src=IP0, dst=IP0, dst_service='18521'),
+               qp_init_attr=_qp_attr())
+    mr = cid.reg_msgs(MR_LEN)
+    cid.connect()
+    mr.write(b'f' * MSG, MSG)
+    cid.post_send(mr, length=MSG)
+    cid.get_send_comp()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    cid.close()
