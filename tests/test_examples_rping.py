@@ -13,43 +13,22 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
+import example_run
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-EXAMPLE = os.path.join(ROOT, 'examples', 'rping.py')
 C_TOOL = shutil.which('rping') or '/usr/bin/rping'
+OURS = example_run.example('rping.py')
 TIMEOUT = 120           # a hang fails instead of blocking the run
 SERVER_ADDR, CLIENT_ADDR = '192.0.2.2', '192.0.2.1'
 
 
-def _env():
-    """The environment of the example: the pyverbs imported here first."""
-    import pyverbs
-    env = dict(os.environ)
-    where = os.path.dirname(os.path.dirname(os.path.abspath(
-        pyverbs.__file__)))
-    env['PYTHONPATH'] = os.pathsep.join(
-        [where] + [p for p in env.get('PYTHONPATH', '').split(os.pathsep)
-                   if p])
-    return env
-
-
-def _ours():
-    return [sys.executable, EXAMPLE]
-
-
-def _need_c_tool():
-    if not os.access(C_TOOL, os.X_OK):
-        pytest.skip('rdmacm-utils (rping) is not installed')
-
-
-def _run(cmd, timeout=60):
-    return subprocess.run(cmd, capture_output=True, text=True, env=_env(),
-                          timeout=timeout)
+def need_c_tool():
+    example_run.need_tool(C_TOOL, 'rdmacm-utils')
 
 
 # ------------------------------------------------------------------ host
@@ -60,9 +39,9 @@ def _run(cmd, timeout=60):
     ['-c', '-a', '192.0.2.2', '-C', '-1'],
 ])
 def test_refusals_like_the_c_tool(args):
-    _need_c_tool()
-    ref = _run([C_TOOL] + args)
-    ours = _run(_ours() + args)
+    need_c_tool()
+    ref = example_run.run([C_TOOL] + args)
+    ours = example_run.run(OURS + args)
     assert ref.returncode == ours.returncode == 22
     assert ours.stderr == ref.stderr
 
@@ -71,9 +50,9 @@ def test_refusals_like_the_c_tool(args):
 def test_usage_like_the_c_tool(args):
     """No role (or an unknown option): the usage text on stdout, EINVAL;
     ours names the same options (-q differs: see the example)."""
-    _need_c_tool()
-    ref = _run([C_TOOL] + args)
-    ours = _run(_ours() + args)
+    need_c_tool()
+    ref = example_run.run([C_TOOL] + args)
+    ours = example_run.run(OURS + args)
     assert ref.returncode == ours.returncode == 22
     opts = re.compile(r'^\t(-\w)', re.M)
     assert set(opts.findall(ref.stdout)) - {'-P'} == \
@@ -84,11 +63,7 @@ def test_usage_like_the_c_tool(args):
 
 def test_ping_data():
     """The client's buffer, as the C tool fills it (its -v output)."""
-    sys.path.insert(0, os.path.join(ROOT, 'examples'))
-    try:
-        import rping
-    finally:
-        sys.path.pop(0)
+    rping = example_run.load('rping')
     d0 = rping.ping_data(0, 64)
     assert len(d0) == 64 and d0[-1:] == b'\0'
     assert rping.cstr(d0) == ('rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ'
@@ -142,7 +117,8 @@ def _serve(port, server_cmd, client_cmd):
     """Start server_cmd, wait until it listens on port, run client_cmd;
     both must succeed.  Returns their (stdout, stderr)s."""
     srv = subprocess.Popen(server_cmd, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, env=_env())
+                           stderr=subprocess.PIPE, text=True,
+                           env=example_run.env())
     try:
         deadline = time.monotonic() + 60
         while not _listening(port):
@@ -150,7 +126,7 @@ def _serve(port, server_cmd, client_cmd):
             assert time.monotonic() < deadline, 'the server never listened'
             time.sleep(0.2)
         cli = subprocess.run(client_cmd, capture_output=True, text=True,
-                             env=_env(), timeout=TIMEOUT)
+                             env=example_run.env(), timeout=TIMEOUT)
         sout, serr = srv.communicate(timeout=TIMEOUT)
     finally:
         if srv.poll() is None:
@@ -180,11 +156,7 @@ def _pings(out, count, size, role, ours):
         assert m, out
         assert m.group(1) == role and int(m.group(3)) == size
         assert int(m.group(2)) == count
-    sys.path.insert(0, os.path.join(ROOT, 'examples'))
-    try:
-        import rping
-    finally:
-        sys.path.pop(0)
+    rping = example_run.load('rping')
     assert len(lines) == count, out
     for i, line in enumerate(lines):
         m = PING.match(line)
@@ -196,13 +168,13 @@ def _pings(out, count, size, role, ours):
 @pytest.mark.parametrize('size', [64, 4000])
 @pytest.mark.parametrize('roles', ['c-server', 'c-client', 'ours-both'])
 def test_rping(dev_names, roles, size):
-    _need_c_tool()
+    need_c_tool()
     _need_cm()
     if len(dev_names) < 2:
         pytest.fail('the VM has rxe0 and rxe1; this needs both')
     c = [C_TOOL]
-    server, client = {'c-server': (c, _ours()), 'c-client': (_ours(), c),
-                      'ours-both': (_ours(), _ours())}[roles]
+    server, client = {'c-server': (c, OURS), 'c-client': (OURS, c),
+                      'ours-both': (OURS, OURS)}[roles]
     count = 10
     (sout, serr), (cout, cerr) = _pair(server, client, count, size)
     _pings(sout, count, size, 'server', server is not c)
@@ -215,12 +187,12 @@ def test_rping_server_validates(dev_names):
     """Our server's -V checks what it read against the rping pattern; a
     client whose size differs from the server's is served too (the server
     reads what the client advertises)."""
-    _need_c_tool()
+    need_c_tool()
     _need_cm()
     port = _next_port()
     p = str(port)
     (sout, _), _ = _serve(
-        port, _ours() + ['-s', '-a', SERVER_ADDR, '-p', p, '-V', '-S', '100'],
+        port, OURS + ['-s', '-a', SERVER_ADDR, '-p', p, '-V', '-S', '100'],
         [C_TOOL, '-c', '-I', CLIENT_ADDR, '-a', SERVER_ADDR, '-p', p,
          '-C', '3', '-S', '50', '-V'])
     assert SUMMARY.match(sout.strip()).group(2) == '3', sout
@@ -229,7 +201,7 @@ def test_rping_server_validates(dev_names):
 def test_rping_refused_connection(dev_names):
     """No server: our client fails cleanly (no hang, exit status 1)."""
     _need_cm()
-    r = _run(_ours() + ['-c', '-I', CLIENT_ADDR, '-a', SERVER_ADDR, '-p',
-                        '7299', '-C', '1'], timeout=TIMEOUT)
+    r = example_run.run(OURS + ['-c', '-I', CLIENT_ADDR, '-a', SERVER_ADDR,
+                                '-p', '7299', '-C', '1'], timeout=TIMEOUT)
     assert r.returncode == 1, r
     assert 'rping client failed' in r.stderr, r

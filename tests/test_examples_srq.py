@@ -7,38 +7,23 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
-import ref_compare
+import example_run
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 EXAMPLE = os.path.join(ROOT, 'examples', 'srq_pingpong.py')
 C_TOOL = shutil.which('ibv_srq_pingpong') or '/usr/bin/ibv_srq_pingpong'
+OURS = example_run.example('srq_pingpong.py')
 TIMEOUT = 240            # a hang fails instead of blocking the run
 
 
-def _ours():
-    return [sys.executable, EXAMPLE]
-
-
-def _env():
-    env = dict(os.environ)
-    env['PYTHONPATH'] = ref_compare.ours_path()
-    return env
-
-
-def _need_c_tool():
-    if not os.access(C_TOOL, os.X_OK):
-        pytest.skip('ibverbs-utils (ibv_srq_pingpong) is not installed')
-
-
-def _run(cmd, timeout=60):
-    return subprocess.run(cmd, capture_output=True, text=True, env=_env(),
-                          timeout=timeout)
+def need_c_tool():
+    example_run.need_tool(C_TOOL, 'ibverbs-utils')
 
 
 # ------------------------------------------------------------------ host
@@ -55,9 +40,9 @@ def _run(cmd, timeout=60):
     ['-q', '0x300', '-r', '01000'],  # strtoul's bases
 ])
 def test_refusals_print_like_the_c_tool(args):
-    _need_c_tool()
-    ref = _run([C_TOOL] + args)
-    ours = _run(_ours() + args)
+    need_c_tool()
+    ref = example_run.run([C_TOOL] + args)
+    ours = example_run.run(OURS + args)
     assert ref.returncode == ours.returncode == 1
     assert ours.stdout.replace(EXAMPLE, 'PROG') == \
         ref.stdout.replace(C_TOOL, 'PROG')
@@ -66,11 +51,7 @@ def test_refusals_print_like_the_c_tool(args):
 
 
 def test_wire_record_format():
-    sys.path.insert(0, os.path.join(ROOT, 'examples'))
-    try:
-        import srq_pingpong as pp
-    finally:
-        sys.path.pop(0)
+    pp = example_run.load('srq_pingpong')
     gid = bytes.fromhex('00000000000000000000ffffc0000201')
     d = pp.Dest(lid=0x12, qpn=0x11, psn=0xabcdef, gid=gid)
     w = d.wire()
@@ -122,7 +103,7 @@ def _pair(server, client, dev_names, gids, nqp, iters, extra=()):
     srv = subprocess.Popen(
         server + ['-d', dev_names[0], '-g', str(gids[0])] + common,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=_env())
+        env=example_run.env())
     try:
         deadline = time.monotonic() + 60
         while not _listening(int(port)):
@@ -131,7 +112,8 @@ def _pair(server, client, dev_names, gids, nqp, iters, extra=()):
             time.sleep(0.1)
         cli = subprocess.run(
             client + ['-d', dev_names[-1], '-g', str(gids[-1])] + common +
-            ['192.0.2.1'], capture_output=True, text=True, env=_env(),
+            ['192.0.2.1'], capture_output=True, text=True,
+            env=example_run.env(),
             timeout=TIMEOUT)
         sout, serr = srv.communicate(timeout=TIMEOUT)
     finally:
@@ -177,12 +159,12 @@ def gids(dev_names):
 @pytest.mark.parametrize('nqp', [None, 4], ids=['default-16-qps', '4-qps'])
 @pytest.mark.parametrize('roles', ['c-server', 'c-client', 'ours-both'])
 def test_pingpong(dev_names, gids, roles, nqp):
-    _need_c_tool()
+    need_c_tool()
     if len(dev_names) < 2:
         pytest.fail('the VM has rxe0 and rxe1; this needs both')
     c = [C_TOOL]
-    server, client = {'c-server': (c, _ours()), 'c-client': (_ours(), c),
-                      'ours-both': (_ours(), _ours())}[roles]
+    server, client = {'c-server': (c, OURS), 'c-client': (OURS, c),
+                      'ours-both': (OURS, OURS)}[roles]
     iters = 200
     sout, cout = _pair(server, client, dev_names, gids, nqp, iters)
     n = nqp or 16
@@ -196,8 +178,8 @@ def test_pingpong(dev_names, gids, roles, nqp):
 def test_pingpong_events_and_check(dev_names, gids):
     """-e (sleep on CQ events) and -c (the buffer check) against the C
     tool."""
-    _need_c_tool()
-    sout, cout = _pair(_ours(), [C_TOOL], dev_names, gids, 2, 50,
+    need_c_tool()
+    sout, cout = _pair(OURS, [C_TOOL], dev_names, gids, 2, 50,
                        extra=['-e', '-c'])
     _parse(sout, 2, 50)
     _parse(cout, 2, 50)
@@ -206,8 +188,8 @@ def test_pingpong_events_and_check(dev_names, gids):
 
 def test_odp_refused_like_the_c_tool(dev_name):
     """Soft-RoCE has no on-demand paging: -o fails the same way."""
-    _need_c_tool()
-    ref = _run([C_TOOL, '-d', dev_name, '-o', '-g', '1'])
-    ours = _run(_ours() + ['-d', dev_name, '-o', '-g', '1'])
+    need_c_tool()
+    ref = example_run.run([C_TOOL, '-d', dev_name, '-o', '-g', '1'])
+    ours = example_run.run(OURS + ['-d', dev_name, '-o', '-g', '1'])
     assert ref.returncode == 1, ref
     assert (ours.returncode, ours.stderr) == (ref.returncode, ref.stderr)
