@@ -19,6 +19,12 @@ Benchmarks:
   wr_build            SGE(...) + SendWR(...) construction (WRs/s)
   pd, mr4k, cq, rc_qp create-and-destroy (objects/s); rc_qp includes the
                       moves RESET->INIT->RTR->RTS
+  cm_connect          rdma_cm RC connections set up and torn down (/s):
+                      resolve address and route, QPs on both sides,
+                      connect, accept, ESTABLISHED on both, disconnect
+                      on both, DISCONNECTED on both, close; --cm-client to
+                      --cm-server (IPs of the two devices), both sides
+                      driven from one thread through two event channels
 """
 import argparse
 import json
@@ -219,6 +225,86 @@ def bench_wr_build(mr, seconds):
     return rate(run, seconds)
 
 
+def allow_local_delivery():
+    """rdma_cm between two local IPs crosses the veth pair only when the
+    kernel accepts packets from a local source address (root only)."""
+    for conf in ('all', 'default'):
+        try:
+            with open(f'/proc/sys/net/ipv4/conf/{conf}/accept_local',
+                      'w') as f:
+                f.write('1')
+        except OSError:
+            pass
+
+
+def bench_cm_connect(client_ip, server_ip, seconds, port='7471'):
+    """Connections per second over rdma_cm, asynchronous ids only (the
+    reference's blocking calls hold the GIL, so one thread drives both
+    sides and waits only for events that are sure to come)."""
+    import pyverbs.cm_enums as ce
+    from pyverbs.cmid import (AddrInfo, CMEvent, CMEventChannel, CMID,
+                              ConnParam)
+    allow_local_delivery()
+    tcp = ce.RDMA_PS_TCP
+    sch, cch = CMEventChannel(), CMEventChannel()
+    src = AddrInfo(src=server_ip, src_service=port, port_space=tcp,
+                   flags=ce.RAI_PASSIVE)
+    dst = AddrInfo(src=client_ip, dst=server_ip, dst_service=port,
+                   port_space=tcp)
+    listener = CMID(creator=sch, port_space=tcp)
+    listener.bind_addr(src)
+    listener.listen()
+
+    def init():
+        # a new one each time: the reference's create_qp leaves librdmacm's
+        # CQs in the attribute, and a second QP made from it fails (ENOENT)
+        return QPInitAttr(qp_type=e.IBV_QPT_RC,
+                          cap=QPCap(max_send_wr=4, max_recv_wr=4))
+
+    def expect(ch, etype):
+        ev = CMEvent(ch)
+        if ev.event_type != etype:
+            got = ev.event_str()
+            ev.ack_cm_event()
+            raise RuntimeError(f'rdma_cm: expected event {etype}, got {got}')
+        return ev
+
+    def wait(ch, etype):
+        expect(ch, etype).ack_cm_event()
+
+    def one():
+        c = CMID(creator=cch, port_space=tcp)
+        c.resolve_addr(dst, 2000)
+        wait(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)
+        c.resolve_route(2000)
+        wait(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED)
+        c.create_qp(init())
+        c.connect(ConnParam())
+        ev = expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+        s = CMID(creator=ev, listen_id=listener)
+        ev.ack_cm_event()
+        s.create_qp(init())
+        s.accept(ConnParam())
+        wait(cch, ce.RDMA_CM_EVENT_ESTABLISHED)
+        wait(sch, ce.RDMA_CM_EVENT_ESTABLISHED)
+        c.disconnect()
+        wait(sch, ce.RDMA_CM_EVENT_DISCONNECTED)
+        s.disconnect()
+        wait(cch, ce.RDMA_CM_EVENT_DISCONNECTED)
+        s.close()
+        c.close()
+
+    def run():
+        for _ in range(5):
+            one()
+        return 5
+    try:
+        return rate(run, seconds)
+    finally:
+        for o in (listener, src, dst, sch, cch):
+            o.close()
+
+
 def bench_create(make, seconds, count=50):
     def run():
         for _ in range(count):
@@ -232,6 +318,8 @@ def main():
     ap.add_argument('--dev', default='rxe0')
     ap.add_argument('--peer', default='rxe1')
     ap.add_argument('--seconds', type=float, default=2.0)
+    ap.add_argument('--cm-client', default='192.0.2.1')
+    ap.add_argument('--cm-server', default='192.0.2.2')
     ap.add_argument('--only', help='comma-separated benchmark names')
     args = ap.parse_args()
     only = set(args.only.split(',')) if args.only else None
@@ -272,6 +360,9 @@ def main():
             connect(qp, a.gid_index, b.gid, b.qp.qp_num)
             return qp
         res['rc_qp'] = bench_create(make_qp, s, 10)
+    if want('cm_connect'):
+        res['cm_connect'] = bench_cm_connect(args.cm_client, args.cm_server,
+                                             s)
     res['_list_post'] = takes_list
     a.close()
     b.close()

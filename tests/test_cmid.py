@@ -262,6 +262,8 @@ class _Async:
         _expect(self.cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED).close()
         cid.create_qp(_qp_attr(self.qpt))
         cid.connect(param)
+        if expect is None:
+            return CMEvent(self.cch)
         return _expect(self.cch, expect)
 
 
@@ -538,4 +540,189 @@ def test_forked_processes(cm):
     cid.get_send_comp()
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+    cid.close()
+
+
+# -------------------------------------------- lifetimes and failing peers
+
+def _loop_connection(port, ip=IP0):
+    """An asynchronous RC connection driven from this one thread: returns
+    (server channel, listener, accepted id, client channel, client id)."""
+    sch, cch = CMEventChannel(), CMEventChannel()
+    lid = CMID(creator=sch)
+    lid.bind_addr(AddrInfo(src=ip, src_service=port, flags=ce.RAI_PASSIVE))
+    lid.listen()
+    cid = CMID(creator=cch)
+    cid.resolve_addr(AddrInfo(src=ip, dst=ip, dst_service=port))
+    _expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED).close()
+    cid.resolve_route()
+    _expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED).close()
+    cid.create_qp(_qp_attr())
+    cid.connect()
+    ev = _expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+    child = CMID(creator=ev, listen_id=lid)
+    ev.close()
+    child.create_qp(_qp_attr())
+    child.accept()
+    _expect(cch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+    _expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+    return sch, lid, child, cch, cid
+
+
+def _server_parts(sch, lid, child):
+    return {'channel': sch, 'listener': lid, 'accepted': child,
+            'context': child.context, 'pd': child.pd,
+            'mr': child.reg_msgs(MR_LEN)}
+
+
+ORDERS = [('listener', 'accepted', 'channel', 'context'),
+          ('accepted', 'listener', 'context', 'channel'),
+          ('channel', 'listener', 'accepted', 'context'),
+          ('context', 'accepted', 'listener', 'channel'),
+          ('context', 'channel', 'accepted', 'listener'),
+          ('mr', 'pd', 'accepted', 'channel', 'listener', 'context'),
+          ('pd', 'context', 'mr', 'listener', 'channel', 'accepted')]
+
+
+@pytest.mark.parametrize('order', ORDERS, ids='-'.join)
+def test_close_in_any_order(cm, order):
+    """The server side closed part by part in the given order while the
+    client is still connected: each close closes what the object owns, a
+    later close of an owned part is a no-op, and the client sees the
+    connection go."""
+    sch, lid, child, cch, cid = _loop_connection('18530')
+    parts = _server_parts(sch, lid, child)
+    for name in order:
+        parts[name].close()
+        assert parts[name].closed
+    assert all(p.closed for p in parts.values())
+    # the accepted id is gone from the kernel: the client is disconnected
+    _expect(cch, ce.RDMA_CM_EVENT_DISCONNECTED).close()
+    cch.close()
+    assert cid.closed
+    # nothing of the old listener is left: the port can be bound again
+    sch, lid, child, cch, cid = _loop_connection('18530')
+    for o in (cch, sch):
+        o.close()
+
+
+def test_client_closed_first(cm):
+    sch, lid, child, cch, cid = _loop_connection('18531')
+    ctx = cid.context
+    cid.close()                     # the client's id and its QP go first
+    assert cid.closed
+    with pytest.raises(PyverbsUserError, match='closed'):
+        cid.qpn
+    _expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED).close()
+    lid.close()
+    assert child.closed
+    for o in (cch, sch, ctx):
+        o.close()
+
+
+_EXIT_OPEN = '''
+import sys
+sys.path.insert(0, sys.argv[1])
+import test_cmid as t
+conn = t._loop_connection(sys.argv[2])
+parts = t._server_parts(*conn[:3])
+conn[4].disconnect()
+ev = t.CMEvent(conn[0])             # the server's DISCONNECTED, never acked
+print('open', flush=True)
+'''
+
+
+def test_interpreter_exit_with_everything_open(cm):
+    """Channels, listener, accepted and client ids, an unacked event and an
+    MR left open at interpreter exit: a clean exit, nothing printed."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, '-c', _EXIT_OPEN,
+                        os.path.dirname(os.path.abspath(__file__)), '18532'],
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, 'open\n', '')
+
+
+def test_peer_vanishes_mid_connection(cm):
+    """The server is a forked process that leaves through os._exit while
+    connected: the client gets DISCONNECTED, and once it disconnects in
+    turn its posted receive flushes; nothing hangs."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            ch = CMEventChannel()
+            lid = CMID(creator=ch)
+            lid.bind_addr(AddrInfo(src=IP1, src_service='18533',
+                                   flags=ce.RAI_PASSIVE))
+            lid.listen()
+            os.write(w, b'r')
+            ev = _expect(ch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+            child = CMID(creator=ev, listen_id=lid)
+            ev.close()
+            child.create_qp(_qp_attr())
+            child.accept()
+            _expect(ch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+            code = 0
+        finally:
+            os._exit(code)              # everything still open
+    os.close(w)
+    assert os.read(r, 1) == b'r'
+    os.close(r)
+    a = _Async(IP1, IP0, '18533')
+    a.ready.set()
+    a.connect().close()
+    mr = a.cid.reg_msgs(MR_LEN)
+    a.cid.post_recv(mr)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    a.cch.set_nonblocking(False)
+    ready, _, _ = select.select([a.cch], [], [], 30)
+    assert ready, 'no CM event within 30 s of the peer exiting'
+    ev = CMEvent(a.cch)
+    assert ev.event_type in (ce.RDMA_CM_EVENT_DISCONNECTED,
+                             ce.RDMA_CM_EVENT_TIMEWAIT_EXIT), ev.event_str()
+    ev.close()
+    a.cid.disconnect()                  # what a program does on the event:
+    wc = a.cid.get_recv_comp()          # its QP in ERR, the receive flushed
+    assert wc.status == e.IBV_WC_WR_FLUSH_ERR
+    a.cch.close()
+
+
+def test_server_that_never_accepts(cm):
+    """The listener sees the request and goes away without answering: the
+    client gets REJECTED (or UNREACHABLE), not a hang."""
+    a = _Async(IP1, IP0, '18534')
+    a.sch = CMEventChannel()
+    a.lid = CMID(creator=a.sch)
+    a.lid.bind_addr(AddrInfo(src=IP1, src_service='18534',
+                             flags=ce.RAI_PASSIVE))
+    a.lid.listen()
+    a.ready.set()
+    got = {}
+
+    def client():
+        ev = a.connect(expect=None)
+        got['event'] = ev.event_type
+        ev.close()
+
+    t = threading.Thread(target=client, daemon=True)
+    t.start()
+    _expect(a.sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST).close()   # unanswered
+    a.sch.close()
+    t.join(60)
+    assert not t.is_alive(), 'the client hung'
+    assert got['event'] in (ce.RDMA_CM_EVENT_REJECTED,
+                            ce.RDMA_CM_EVENT_UNREACHABLE)
+    a.cch.close()
+
+
+def test_sync_connect_without_listener_raises(cm):
+    cid = CMID(creator=AddrInfo(src=IP0, dst=IP1, dst_service='18535'),
+               qp_init_attr=_qp_attr())
+    with pytest.raises(PyverbsRDMAError) as ex:
+        cid.connect()
+    assert 'connect' in str(ex.value).lower()
     cid.close()

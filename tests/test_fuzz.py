@@ -27,9 +27,10 @@ MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
            'pyverbs.enums', 'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec',
            'pyverbs.wq', 'pyverbs.cmid']
 
-# Calls that block by design (they wait for an event) are not fuzzed with
-# values that could be valid.
-BLOCKING = {'get_cq_event', 'get_async_event'}
+# Calls that block by design (they wait for an event or a completion) are
+# not fuzzed with values that could be valid.
+BLOCKING = {'get_cq_event', 'get_async_event', 'get_request',
+            'get_send_comp', 'get_recv_comp'}
 
 
 def _native_types():
@@ -182,7 +183,37 @@ def _live_objects(ctx):
                                         rcq=cq, srq=srq))]
     except Exception as ex:                  # a class not built yet
         print('live objects limited:', ex)
-    return objs
+    return objs + _live_cm_objects()
+
+
+CM_IP = '192.0.2.1'                         # rxe0's address in the VM
+
+
+def _live_cm_objects():
+    """rdma_cm objects: a non-blocking event channel with a bound id, a
+    resolved id and its (unacked) event, a synchronous endpoint, and the
+    attribute objects.  They own their Contexts (not the test's)."""
+    import pyverbs.cm_enums as ce
+    from pyverbs.cmid import (AddrInfo, CMEvent, CMEventChannel, CMID,
+                              ConnParam, JoinMCAttrEx, UDParam)
+    from pyverbs.qp import QPCap, QPInitAttr
+    import pyverbs.enums as e
+    ch = CMEventChannel()
+    bound = CMID(creator=ch)
+    bound.bind_addr(AddrInfo(src=CM_IP, flags=ce.RAI_PASSIVE))
+    dst = AddrInfo(src=CM_IP, dst=CM_IP, dst_service='18600')
+    resolved = CMID(creator=ch)
+    resolved.resolve_addr(dst)
+    ev = CMEvent(ch)                          # ADDR_RESOLVED, left unacked
+    ch.set_nonblocking(True)
+    ep = CMID(creator=dst, qp_init_attr=QPInitAttr(
+        qp_type=e.IBV_QPT_RC, cap=QPCap(max_send_wr=2, max_recv_wr=2)))
+    return [ch, bound, resolved, ev, ep, dst, ConnParam(data_len=8),
+            UDParam(ev), JoinMCAttrEx(AddrInfo(src='239.1.1.9'))]
+
+
+# objects that live outside the test's Context (closed by the test itself)
+OWN_ROOT = {'DmaBuf', 'CMEventChannel', 'CMID', 'CMEvent', 'AddrInfo'}
 
 
 def test_live_objects_bad_input(ctx):
@@ -201,7 +232,8 @@ def test_live_objects_bad_input(ctx):
     # after closing everything, every method still raises cleanly
     ctx.close()
     for obj in objs:
-        if type(obj).__name__ == 'DmaBuf':     # not the Context's child
+        if type(obj).__name__ in OWN_ROOT:     # not the Context's child
             obj.close()
+    for obj in objs:
         assert getattr(obj, 'closed', True)   # plain data: no close()
         fuzz_instance(obj)
