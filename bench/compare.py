@@ -6,8 +6,9 @@ in one go, and print ratios.  Meant for the Soft-RoCE VM:
     tools/rxe-vm run -- python3 bench/compare.py [--seconds 2]
 
 - ours:      bench/bench.py under this python3 (pyverbs-c installed);
-- reference: bench/bench.py under --ref-python (default /usr/bin/python3,
-             where Debian's python3-pyverbs lives);
+- reference: bench/bench.py under --ref-python (default /usr/bin/python3)
+             with Debian's python3-pyverbs (unpacked by tools/fetch-reference,
+             else installed);
 - C:         perftest's ib_write_bw, 64-byte RDMA WRITEs (its default
              window is 128 outstanding WRs, with a completion every 100).
 
@@ -22,6 +23,16 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+
+
+def reference_path():
+    """Debian's python3-pyverbs as tools/fetch-reference unpacks it, if
+    there; else '' (the reference installed on the system)."""
+    cache = os.environ.get('PYVERBS_VM_CACHE') or os.path.join(
+        os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),
+        'pyverbs-c-vm')
+    path = os.path.join(cache, 'reference/usr/lib/python3/dist-packages')
+    return path if os.path.isdir(os.path.join(path, 'pyverbs')) else ''
 
 
 def run_bench(python, args, env=None):
@@ -55,6 +66,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--seconds', default='2')
     ap.add_argument('--ref-python', default='/usr/bin/python3')
+    ap.add_argument('--ref-path', default=reference_path(),
+                    help="where the reference pyverbs is unpacked (tools/"
+                    "fetch-reference); '' for the interpreter's own")
     ap.add_argument('--dev', default='rxe0')
     ap.add_argument('--peer', default='rxe1')
     ap.add_argument('--ib-iters', type=int, default=20000)
@@ -65,6 +79,8 @@ def main():
               '--peer', args.peer]
     # The reference must not see this checkout or our package.
     ref_env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    if args.ref_path:
+        ref_env['PYTHONPATH'] = args.ref_path
     if args.only:
         common += ['--only', args.only]
     # perftest as it comes (128 outstanding, a completion every 100 WRs),

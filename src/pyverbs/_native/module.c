@@ -67,6 +67,12 @@ static int verbs_exec(PyObject *m)
 	    pv_qp_init_types(m) || pv_qpex_init_types(m) ||
 	    pv_wq_init_types(m) || pv_spec_init_types(m) ||
 	    pv_flow_init_types(m) || pv_cm_init_types(m) ||
+#if PV_HAVE_MLX5
+	    pv_mlx5_init_types(m) ||
+#endif
+#if PV_HAVE_EFA
+	    pv_efa_init_types(m) ||
+#endif
 	    pv_enums_init(m))
 		return -1;
 	initialised = 1;

@@ -579,6 +579,8 @@ int pv_spec_init_types(PyObject *m);
 int pv_flow_init_types(PyObject *m);	/* after spec and qp */
 int pv_wq_init_types(PyObject *m);
 int pv_cm_init_types(PyObject *m);	/* cm/cmid.c, after qp_attr, mr */
+int pv_mlx5_init_types(PyObject *m);	/* providers/mlx5/mlx5.c, when built */
+int pv_efa_init_types(PyObject *m);	/* providers/efa/efa.c, when built */
 int pv_enums_init(PyObject *m);
 int pv_misc_init(PyObject *m);	/* misc.c, called by pv_enums_init */
 

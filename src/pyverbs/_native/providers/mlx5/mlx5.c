@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Registration of the mlx5 direct-verbs types into pyverbs._verbs; the
+ * Python modules of pyverbs.providers.mlx5 import them from there.
+ */
+#include "mlx5.h"
+
+int pv_mlx5_init_types(PyObject *m)
+{
+	if (PyModule_AddIntConstant(m, "_HAVE_MLX5", 1))
+		return -1;
+	return 0;
+}
