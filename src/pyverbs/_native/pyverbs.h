@@ -985,6 +985,13 @@ struct pv_qp {
 	struct pv_srq *srq;	/* borrowed: a parent, or NULL */
 	PyObject *qp_context;
 	enum ibv_qp_type qp_type;
+	/*
+	 * Provider QPs whose to_init/to_rtr/to_rts masks are not their
+	 * qp_type's (upstream's _get_comp_mask overrides): NULL for the
+	 * qp_type's table, else masks[0..2] for INIT, RTR, RTS (without
+	 * IBV_QP_STATE, which is always added).
+	 */
+	const int *masks;
 };
 /* qp.c: the slots of QP, which QPEx (qpex.c) and provider QPs extend. */
 int pv_qp_destroy(struct pv_obj *o);

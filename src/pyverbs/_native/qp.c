@@ -144,7 +144,9 @@ static int qp_move(struct pv_qp *self, struct pv_qp_attr *a, int dst)
 		"Failed to modify QP state to RTR",
 		"Failed to modify QP state to RTS",
 	};
-	int mask = qp_trans_mask(self->qp->qp_type, dst), rc;
+	int mask = self->masks ? self->masks[dst] | IBV_QP_STATE :
+		qp_trans_mask(self->qp->qp_type, dst);
+	int rc;
 
 	if (mask < 0)
 		return -1;
