@@ -3,7 +3,7 @@
  * Memory windows: MW (ibv_alloc_mw / ibv_dealloc_mw), the bind descriptions
  * MWBindInfo and MWBind, and QP.bind_mw (ibv_bind_mw, type 1 windows).
  * Type 2 windows are bound with a SendWR (opcode IBV_WR_BIND_MW,
- * SendWR.set_bind_wr), see wr.c.
+ * SendWR.set_bind_wr), see send_wr.c.
  */
 #include <errno.h>
 

@@ -495,7 +495,7 @@ struct pv_state {
 	PyTypeObject *GlobalRoute;
 	PyTypeObject *AHAttr;
 	PyTypeObject *AH;
-	/* wr.c */
+	/* sge.c, send_wr.c, recv_wr.c (registered by wr.c) */
 	PyTypeObject *SGE;
 	PyTypeObject *SendWR;
 	PyTypeObject *RecvWR;
@@ -529,7 +529,7 @@ struct pv_state {
 	PyTypeObject *RwqIndTableInitAttr;
 	PyTypeObject *RwqIndTable;
 	PyTypeObject *RxHashConf;
-	/* srq.c (OpsWr: wr.c) */
+	/* srq.c (OpsWr: recv_wr.c) */
 	PyTypeObject *SrqAttr;
 	PyTypeObject *SrqInitAttr;
 	PyTypeObject *SrqInitAttrEx;
@@ -830,7 +830,7 @@ int pv_write_mem(uint64_t addr, const void *src, size_t len);
 /* _verbs._mem_alloc (pyverbs.mem_alloc's functions and constants) */
 int pv_memory_init(PyObject *m);
 
-/* wr.c */
+/* The work requests: wr.c (shared parts), sge.c, send_wr.c, recv_wr.c */
 
 #define PV_WR_INLINE_SGES 2
 struct pv_sge {

@@ -3,8 +3,8 @@
  * Shared receive queues: SrqAttr (struct ibv_srq_attr), SrqInitAttr (struct
  * ibv_srq_init_attr), SrqInitAttrEx (struct ibv_srq_init_attr_ex) and SRQ
  * (ibv_create_srq / ibv_create_srq_ex / ibv_destroy_srq), with its data
- * path (ibv_post_srq_recv, ibv_post_srq_ops).  OpsWr lives in wr.c beside
- * the other WRs.
+ * path (ibv_post_srq_recv, ibv_post_srq_ops).  OpsWr lives in recv_wr.c
+ * beside RecvWR.
  *
  * The PD, XRCD and CQ of an SrqInitAttrEx are only held by it; SRQ checks
  * them (open, of the SRQ's Context, present where the SRQ type or comp_mask
