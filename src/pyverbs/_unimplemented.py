@@ -104,6 +104,16 @@ MISSING = {
         'DrActionVPort', 'DrFlowSamplerAttr'),
 }
 
+# The provider modules' public names in upstream (rdma-core 44), kept whole
+# here (MISSING shrinks as they are written): a build that did not find a
+# provider's library defines none of them, and each becomes a placeholder
+# that names the missing library.
+PROVIDER_API = {m: names for m, names in MISSING.items()
+                if m.startswith('pyverbs.providers.')}
+# module prefix -> (the _verbs flag of a build with the library, its name)
+PROVIDER_LIBS = {'pyverbs.providers.mlx5.': ('_HAVE_MLX5', 'libmlx5'),
+                 'pyverbs.providers.efa.': ('_HAVE_EFA', 'libefa')}
+
 # module name -> {name: module it comes from}: upstream's re-exports.
 REEXPORTS = {
     'pyverbs.device': {'gid_str': 'pyverbs.utils'},
@@ -123,7 +133,22 @@ REEXPORTS = {
 _filled = {}     # module name -> names fill_missing() defined
 
 
+def _missing_library(module):
+    """The provider library module needs and this build lacks, or None."""
+    from pyverbs import _verbs
+    for prefix, (flag, lib) in PROVIDER_LIBS.items():
+        if module.startswith(prefix) and not getattr(_verbs, flag, 0):
+            return lib
+    return None
+
+
 def _not_implemented(what):
+    lib = _missing_library(what)
+    if lib:
+        raise PyverbsUserError(
+            f'{what} needs {lib}: this pyverbs-c was built without it '
+            f'(install rdma-core\'s development files, e.g. Debian\'s '
+            f'libibverbs-dev, then reinstall pyverbs-c)')
     raise PyverbsUserError(
         f'{what} is not implemented in this version of pyverbs-c')
 
@@ -175,7 +200,10 @@ def fill_missing(namespace, module):
         if name not in namespace:
             namespace[name] = getattr(importlib.import_module(source), name)
     filled = []
-    for name in MISSING.get(module, ()):
+    names = MISSING.get(module, ())
+    if _missing_library(module):
+        names = PROVIDER_API.get(module, names)
+    for name in names:
         if name not in namespace:
             namespace[name] = _placeholder(name, module)
             filled.append(name)
