@@ -65,6 +65,16 @@ def run_under_double(double, dev, args, tmp_path, python=None,
     return r, text
 
 
+def _need_ours():
+    """The ours-side runs need pyverbs-c's Mlx5Context and Mlx5QP (issue 9);
+    while they are placeholders only the reference side can run."""
+    from pyverbs._unimplemented import _PlaceholderType
+    from pyverbs.providers.mlx5 import mlx5dv
+    for name in ('Mlx5Context', 'Mlx5QP'):
+        if isinstance(getattr(mlx5dv, name), _PlaceholderType):
+            pytest.skip(f'pyverbs-c\'s {name} is still a placeholder')
+
+
 def _scenario(double, dev, gid_index, tmp_path, **kw):
     r, log = run_under_double(double, dev, [
         os.path.join(FAKES, 'mlx5_scenario.py'), dev, str(gid_index)],
@@ -76,6 +86,7 @@ def _scenario(double, dev, gid_index, tmp_path, **kw):
 
 def test_scenario_same_calls_as_the_reference(double, dev_name, gid_index,
                                               tmp_path):
+    _need_ours()
     ours = _scenario(double, dev_name, gid_index, tmp_path)
     with open(GOLDEN) as f:
         golden = f.read().splitlines()
@@ -188,6 +199,7 @@ MISUSE_CASES = ['outside_wr_start', 'not_installed_dc_addr',
 
 def test_misuse_raises_and_never_reaches_libmlx5(double, dev_name,
                                                  tmp_path):
+    _need_ours()
     r, log = run_under_double(double, dev_name, ['-c', MISUSE, dev_name],
                               tmp_path)
     assert r.returncode == 0, r.stderr + log

@@ -61,6 +61,13 @@ MISSING = {
                           'write', 'writebe32', 'writebe64'),
     'pyverbs.dma_util': ('mmio_write32_as_be', 'mmio_write64_as_be',
                          'udma_from_dev_barrier', 'udma_to_dev_barrier'),
+}
+
+# The provider modules' public names in upstream (rdma-core 44), whole: a
+# module defines what it implements and fill_missing() makes placeholders of
+# the rest; a build that did not find a provider's library defines none of
+# them, and each placeholder names the missing library.
+PROVIDER_API = {
     'pyverbs.providers.efa.efadv': (
         'EfaAH', 'EfaCQ', 'EfaContext', 'EfaDVAHAttr', 'EfaDVCQInitAttr',
         'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx'),
@@ -103,13 +110,6 @@ MISSING = {
         'DrActionPopVLan', 'DrActionPushVLan', 'DrActionQp', 'DrActionTag',
         'DrActionVPort', 'DrFlowSamplerAttr'),
 }
-
-# The provider modules' public names in upstream (rdma-core 44), kept whole
-# here (MISSING shrinks as they are written): a build that did not find a
-# provider's library defines none of them, and each becomes a placeholder
-# that names the missing library.
-PROVIDER_API = {m: names for m, names in MISSING.items()
-                if m.startswith('pyverbs.providers.')}
 # module prefix -> (the _verbs flag of a build with the library, its name)
 PROVIDER_LIBS = {'pyverbs.providers.mlx5.': ('_HAVE_MLX5', 'libmlx5'),
                  'pyverbs.providers.efa.': ('_HAVE_EFA', 'libefa')}
@@ -200,9 +200,7 @@ def fill_missing(namespace, module):
         if name not in namespace:
             namespace[name] = getattr(importlib.import_module(source), name)
     filled = []
-    names = MISSING.get(module, ())
-    if _missing_library(module):
-        names = PROVIDER_API.get(module, names)
+    names = MISSING.get(module, ()) + PROVIDER_API.get(module, ())
     for name in names:
         if name not in namespace:
             namespace[name] = _placeholder(name, module)
