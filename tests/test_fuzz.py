@@ -25,7 +25,20 @@ MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
            'pyverbs.cq', 'pyverbs.qp', 'pyverbs.addr', 'pyverbs.wr',
            'pyverbs.xrcd', 'pyverbs.srq', 'pyverbs.base', 'pyverbs.utils',
            'pyverbs.enums', 'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec',
-           'pyverbs.wq', 'pyverbs.cmid']
+           'pyverbs.wq', 'pyverbs.cmid',
+           'pyverbs.providers.efa.efadv',
+           'pyverbs.providers.mlx5.mlx5dv',
+           'pyverbs.providers.mlx5.mlx5dv_objects',
+           'pyverbs.providers.mlx5.mlx5dv_mkey',
+           'pyverbs.providers.mlx5.mlx5dv_crypto',
+           'pyverbs.providers.mlx5.mlx5dv_sched',
+           'pyverbs.providers.mlx5.mlx5dv_flow',
+           'pyverbs.providers.mlx5.mlx5_vfio',
+           'pyverbs.providers.mlx5.dr_domain',
+           'pyverbs.providers.mlx5.dr_table',
+           'pyverbs.providers.mlx5.dr_matcher',
+           'pyverbs.providers.mlx5.dr_rule',
+           'pyverbs.providers.mlx5.dr_action']
 
 # Calls that block by design (they wait for an event or a completion) are
 # not fuzzed with values that could be valid.

@@ -5,4 +5,11 @@ Not implemented yet: the names of upstream's module are placeholders that
 raise PyverbsUserError when used (see pyverbs._unimplemented)."""
 from pyverbs._unimplemented import fill_missing
 
+# mlx5ctx
+
+# mlx5qp
+
+# mlx5objs
+
+
 fill_missing(globals(), __name__)

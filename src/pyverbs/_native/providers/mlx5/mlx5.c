@@ -9,5 +9,14 @@ int pv_mlx5_init_types(PyObject *m)
 {
 	if (PyModule_AddIntConstant(m, "_HAVE_MLX5", 1))
 		return -1;
+
+	/* mlx5ctx: Mlx5Context & co. (first: Mlx5VfioContext derives from it) */
+
+	/* mlx5qp: Mlx5QP, its init attrs, mlx5dv_mkey */
+
+	/* mlx5objs: DevX, WQE/CQE views, sched */
+
+	/* mlx5dr: mlx5dv_flow, dr_* */
+
 	return 0;
 }
