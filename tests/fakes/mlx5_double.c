@@ -584,3 +584,23 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	}
 	return rc;
 }
+
+/* ------------------------------------------------------------ mlx5qp */
+/*
+ * PVFAKE_PLAIN_CONTEXT=1: a plain Context (ibv_open_device) on a device
+ * of PVFAKE_MLX5_DEVICES counts as one the double opened, so that Mlx5QP
+ * and Mlx5Mkey, which take any Context/PD, are served on it without an
+ * Mlx5Context (tests/test_mlx5_qp_double.py).
+ */
+struct ibv_context *ibv_open_device(struct ibv_device *d)
+{
+	struct ibv_context *c = REAL(ibv_open_device, "IBVERBS_1.1")(d);
+	const char *plain = getenv("PVFAKE_PLAIN_CONTEXT");
+
+	if (c && plain && *plain == '1' && fake_dev(d) && !ctx_id(c) &&
+	    nctx < MAX_OBJS) {
+		ctxs[nctx++] = c;
+		plog("ibv_open_device dev=%s -> ctx#%d", d->name, ctx_id(c));
+	}
+	return c;
+}
