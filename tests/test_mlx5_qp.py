@@ -119,7 +119,8 @@ show('attr check 256', lambda: Mlx5SigBlockAttr(check_mask=256))
 show('attr copy 256', lambda: Mlx5SigBlockAttr(copy_mask=256))
 e = Mlx5SigErr(2**64 - 1, 5, 7)
 show('sig err', lambda: (e.actual_value, e.expected_value, e.offset))
-show('sig err default', lambda: (Mlx5SigErr().offset, Mlx5SigErr().actual_value))
+show('sig err default', lambda: (Mlx5SigErr().offset,
+                                  Mlx5SigErr().actual_value))
 show('sig err 2**64', lambda: Mlx5SigErr(offset=2**64))
 def ro():
     e.offset = 1

@@ -14,49 +14,56 @@ if getattr(_v_mlx5qp, '_HAVE_MLX5', 0):
     from pyverbs._verbs import (Mlx5DCIStreamInitAttr, Mlx5DVDCInitAttr,
                                 Mlx5DVQPInitAttr, Mlx5QP)
 
-    def _qp_bits_str(bits, values):
-        """mlx5's bitmask_to_str: known names, then the value in decimal."""
-        numeric, res = bits, ''
-        for t, name in values.items():
-            if t & bits:
-                res += name + ', '
-                bits -= t
-            if bits == 0:
-                break
-        return res[:-2] + ' ({})'.format(numeric)
+    # The printers of the QP attributes; family mlx5ctx's module functions
+    # (above) take precedence once merged, these are the fallback.
+    if 'send_ops_flags_to_str' not in globals():
+        def _qp_bits_str(bits, values):
+            """mlx5's bitmask_to_str: the names, then the value (decimal)."""
+            numeric, res = bits, ''
+            for t, name in values.items():
+                if t & bits:
+                    res += name + ', '
+                    bits -= t
+                if bits == 0:
+                    break
+            return res[:-2] + ' ({})'.format(numeric)
 
-    def dc_type_to_str(dctype):
-        names = {_dve.MLX5DV_DCTYPE_DCT: 'DCT', _dve.MLX5DV_DCTYPE_DCI: 'DCI'}
-        return names.get(dctype, 'Unknown DC type ({dc})'.format(dc=dctype))
+        def dc_type_to_str(dctype):
+            names = {_dve.MLX5DV_DCTYPE_DCT: 'DCT',
+                     _dve.MLX5DV_DCTYPE_DCI: 'DCI'}
+            return names.get(dctype,
+                             'Unknown DC type ({dc})'.format(dc=dctype))
 
-    def qp_comp_mask_to_str(flags):
-        return _qp_bits_str(flags, {
-            _dve.MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS: 'Create flags',
-            _dve.MLX5DV_QP_INIT_ATTR_MASK_DC: 'DC',
-            _dve.MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS: 'Send ops flags',
-            _dve.MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS: 'DCI Stream'})
+        def qp_comp_mask_to_str(flags):
+            return _qp_bits_str(flags, {
+                _dve.MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS:
+                    'Create flags',
+                _dve.MLX5DV_QP_INIT_ATTR_MASK_DC: 'DC',
+                _dve.MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS:
+                    'Send ops flags',
+                _dve.MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS: 'DCI Stream'})
 
-    def qp_create_flags_to_str(flags):
-        return _qp_bits_str(flags, {
-            _dve.MLX5DV_QP_CREATE_TUNNEL_OFFLOADS: 'Tunnel offloads',
-            _dve.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC:
-                'Allow UC self loopback',
-            _dve.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC:
-                'Allow MC self loopback',
-            _dve.MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE:
-                'Disable scatter to CQE',
-            _dve.MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE:
-                'Allow scatter to CQE',
-            _dve.MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE:
-                'Packet based credit mode',
-            _dve.MLX5DV_QP_CREATE_SIG_PIPELINING:
-                'Support signature pipeline support'})
+        def qp_create_flags_to_str(flags):
+            return _qp_bits_str(flags, {
+                _dve.MLX5DV_QP_CREATE_TUNNEL_OFFLOADS: 'Tunnel offloads',
+                _dve.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC:
+                    'Allow UC self loopback',
+                _dve.MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC:
+                    'Allow MC self loopback',
+                _dve.MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE:
+                    'Disable scatter to CQE',
+                _dve.MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE:
+                    'Allow scatter to CQE',
+                _dve.MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE:
+                    'Packet based credit mode',
+                _dve.MLX5DV_QP_CREATE_SIG_PIPELINING:
+                    'Support signature pipeline support'})
 
-    def send_ops_flags_to_str(flags):
-        return _qp_bits_str(flags, {
-            _dve.MLX5DV_QP_EX_WITH_MR_INTERLEAVED: 'With MR interleaved',
-            _dve.MLX5DV_QP_EX_WITH_MR_LIST: 'With MR list',
-            _dve.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE: 'With Mkey configure'})
+        def send_ops_flags_to_str(flags):
+            return _qp_bits_str(flags, {
+                _dve.MLX5DV_QP_EX_WITH_MR_INTERLEAVED: 'With MR interleaved',
+                _dve.MLX5DV_QP_EX_WITH_MR_LIST: 'With MR list',
+                _dve.MLX5DV_QP_EX_WITH_MKEY_CONFIGURE: 'With Mkey configure'})
 
     _QP_FMT = '{:20}: {:<20}\n'
 
