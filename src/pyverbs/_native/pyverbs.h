@@ -608,6 +608,11 @@ struct pv_context {
 				 * close (the Context is the CMID's child) */
 };
 
+/* context.c: the destroy() of a Context (ibv_close_device, then the device
+ * list), for a provider subclass that opens its device without the name
+ * lookup (Mlx5VfioContext): it calls pv_obj_setup(o, pv_context_destroy). */
+int pv_context_destroy(struct pv_obj *o);
+
 /* device_attr.c: plain-data results of the Context queries */
 struct pv_device_attr {
 	PyObject_HEAD
