@@ -443,7 +443,7 @@ static PyObject *dia_get(PyObject *obj, void *closure)
 
 	switch ((intptr_t)closure) {
 	case 0:
-		return PyLong_FromLong(self->attr.has_keytag);
+		return PyBool_FromLong(self->attr.has_keytag);
 	case 1:	/* upstream: opaque.decode() */
 		b = crypto_cstr(self->attr.opaque, sizeof(self->attr.opaque));
 		if (!b)
@@ -457,7 +457,7 @@ static PyObject *dia_get(PyObject *obj, void *closure)
 }
 
 static PyGetSetDef dia_extra[] = {
-	{ "has_keytag", dia_get, NULL, "Whether the key has a keytag (0/1).",
+	{ "has_keytag", dia_get, NULL, "Whether the key has a keytag.",
 	  (void *)0 },
 	{ "opaque", dia_get, NULL, "The plaintext metadata of the key (str).",
 	  (void *)1 },
@@ -728,7 +728,7 @@ static PyObject *ca_get(PyObject *obj, void *closure)
 
 	switch ((intptr_t)closure) {
 	case 0:
-		return PyLong_FromLong(self->attr.encrypt_on_tx);
+		return PyBool_FromLong(self->attr.encrypt_on_tx);
 	case 1:
 		return crypto_hex(self->attr.initial_tweak,
 				  sizeof(self->attr.initial_tweak));
@@ -740,7 +740,7 @@ static PyObject *ca_get(PyObject *obj, void *closure)
 
 static PyGetSetDef ca_extra[] = {
 	{ "encrypt_on_tx", ca_get, NULL,
-	  "Encrypt memory data on TX, decrypt wire data on RX (0/1).",
+	  "Encrypt memory data on TX, decrypt wire data on RX.",
 	  (void *)0 },
 	{ "initial_tweak", ca_get, NULL, "The initial tweak, in hex (str).",
 	  (void *)1 },
