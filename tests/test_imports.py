@@ -173,14 +173,16 @@ def test_placeholders_raise_not_implemented():
 
 
 def test_placeholder_class_attributes_raise_when_called():
-    from pyverbs.providers.mlx5.mlx5dv import Mlx5Context, Mlx5QP
+    # a placeholder of upstream's shape: a class with static methods
+    from pyverbs._unimplemented import _placeholder_class
+    cls = _placeholder_class('Thing', 'pyverbs.somewhere')
     with pytest.raises(PyverbsUserError, match='not implemented') as ex:
-        Mlx5Context.query_mlx5_port(None, 1)
-    assert 'Mlx5Context.query_mlx5_port' in str(ex.value)
+        cls.query_port(None, 1)
+    assert 'pyverbs.somewhere.Thing.query_port' in str(ex.value)
     with pytest.raises(PyverbsUserError, match='not implemented'):
-        Mlx5QP.modify_lag_port(None, 1)
-    assert not hasattr(Mlx5Context, '_private')
-    assert not hasattr(Mlx5Context, '__wrapped__')
+        cls(1, x=2)
+    assert not hasattr(cls, '_private')
+    assert not hasattr(cls, '__wrapped__')
 
 
 def test_missing_modules_import():
@@ -330,6 +332,10 @@ for modname, names in PROVIDER_API.items():
     lib = 'libefa' if '.efa.' in modname else 'libmlx5'
     for name in names:
         obj = getattr(mod, name)
+        if not isinstance(obj, type) and not is_placeholder(obj):
+            # the printers (bitmask_to_str, ...) are Python, need no library
+            assert obj.__module__ == modname, (modname, name)
+            continue
         assert is_placeholder(obj), (modname, name)
         try:
             obj()
@@ -349,4 +355,4 @@ def test_providers_without_their_library_name_it():
     r = subprocess.run([sys.executable, '-c', _WITHOUT_LIBRARY],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert int(r.stdout) >= 90          # upstream 44 has 98 such names
+    assert int(r.stdout) >= 80          # upstream 44 has 87 such classes
