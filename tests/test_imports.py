@@ -173,16 +173,19 @@ def test_placeholders_raise_not_implemented():
 
 
 def test_placeholder_class_attributes_raise_when_called():
-    # a placeholder of upstream's shape: a class with static methods
+    # placeholders made as fill_missing() makes them (the provider classes
+    # this test used to take are implemented now)
     from pyverbs._unimplemented import _placeholder_class
-    cls = _placeholder_class('Thing', 'pyverbs.somewhere')
+    mod = 'pyverbs.providers.mlx5.mlx5dv'
+    Mlx5Context = _placeholder_class('Mlx5Context', mod)
+    Mlx5QP = _placeholder_class('Mlx5QP', mod)
     with pytest.raises(PyverbsUserError, match='not implemented') as ex:
-        cls.query_port(None, 1)
-    assert 'pyverbs.somewhere.Thing.query_port' in str(ex.value)
+        Mlx5Context.query_mlx5_port(None, 1)
+    assert 'Mlx5Context.query_mlx5_port' in str(ex.value)
     with pytest.raises(PyverbsUserError, match='not implemented'):
-        cls(1, x=2)
-    assert not hasattr(cls, '_private')
-    assert not hasattr(cls, '__wrapped__')
+        Mlx5QP.modify_lag_port(None, 1)
+    assert not hasattr(Mlx5Context, '_private')
+    assert not hasattr(Mlx5Context, '__wrapped__')
 
 
 def test_missing_modules_import():
@@ -332,10 +335,6 @@ for modname, names in PROVIDER_API.items():
     lib = 'libefa' if '.efa.' in modname else 'libmlx5'
     for name in names:
         obj = getattr(mod, name)
-        if not isinstance(obj, type) and not is_placeholder(obj):
-            # the printers (bitmask_to_str, ...) are Python, need no library
-            assert obj.__module__ == modname, (modname, name)
-            continue
         assert is_placeholder(obj), (modname, name)
         try:
             obj()
@@ -355,4 +354,4 @@ def test_providers_without_their_library_name_it():
     r = subprocess.run([sys.executable, '-c', _WITHOUT_LIBRARY],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert int(r.stdout) >= 80          # upstream 44 has 87 such classes
+    assert int(r.stdout) >= 90          # upstream 44 has 98 such names

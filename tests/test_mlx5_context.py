@@ -400,7 +400,7 @@ def test_double_context_reaches_libmlx5(double, dev_name, tmp_path):
                                  tmp_path)
     assert r.returncode == 0, r.stderr + log
     assert r.stdout.endswith('done\n')
-    assert ('mlx5dv_open_device dev=%s attr.flags=0x2 attr.comp_mask=0x0'
+    assert ('mlx5dv_open_device dev=%s attr.flags=0x1 attr.comp_mask=0x0'
             % dev_name) in log
     assert 'mlx5dv_query_device ctx#1 comp_mask=0x38ff' in log
     assert 'mlx5dv_query_device ctx#1 comp_mask=0x2' in log

@@ -245,7 +245,16 @@ def _uar_str(self):
         _ROW.format('comp mask', self.comp_mask)
 
 
-if getattr(_verbs, '_HAVE_MLX5', 0):
+if not getattr(_verbs, '_HAVE_MLX5', 0):
+    # a build without libmlx5: every upstream name is a placeholder that
+    # names the library (fill_missing)
+    for _name in ('qpts_to_str', 'bitmask_to_str', 'context_comp_mask_to_str',
+                  'context_flags_to_str', 'swp_to_str', 'cqe_comp_to_str',
+                  'tunnel_offloads_to_str', 'dc_type_to_str',
+                  'qp_comp_mask_to_str', 'qp_create_flags_to_str',
+                  'send_ops_flags_to_str'):
+        del globals()[_name]
+else:
     Mlx5DVContextAttr.__str__ = _context_attr_str
     Mlx5DVPortAttr.__str__ = _port_attr_str
     Mlx5DVContext.__str__ = _dv_context_str
