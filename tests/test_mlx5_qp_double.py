@@ -5,8 +5,7 @@ what each builder hands libmlx5 (exact values, inside the batch), the DC
 transition masks of a DCT, the batch's hold on its mkeys and AHs (a closed
 one aborts the batch and never reaches libmlx5), cross-Context objects,
 raw WQEs at unreadable addresses, and closing the PD under a QP and an
-mkey.  Mlx5QP and Mlx5Mkey take any Context, so until Mlx5Context exists a
-plain Context is used, which the double adopts (PVFAKE_PLAIN_CONTEXT).
+mkey.
 """
 import os
 
@@ -22,10 +21,9 @@ import pyverbs.enums as e
 import pyverbs.providers.mlx5.mlx5_enums as dve
 from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ
-from pyverbs.device import Context
 from pyverbs.pd import PD
-from pyverbs.providers.mlx5 import mlx5dv
-from pyverbs.providers.mlx5.mlx5dv import (Mlx5DVDCInitAttr,
+from pyverbs.providers.mlx5.mlx5dv import (Mlx5Context, Mlx5DVContextAttr,
+                                           Mlx5DVDCInitAttr,
                                            Mlx5DVQPInitAttr, Mlx5QP,
                                            Mlx5DCIStreamInitAttr)
 from pyverbs.providers.mlx5.mlx5dv_mkey import (
@@ -34,13 +32,11 @@ from pyverbs.providers.mlx5.mlx5dv_mkey import (
 from pyverbs.qp import QPAttr, QPCap, QPInitAttrEx
 from pyverbs.wr import SGE
 
-dev, gid_index, plain = sys.argv[1], int(sys.argv[2]), sys.argv[3] == '1'
+dev, gid_index = sys.argv[1], int(sys.argv[2])
 
 
 def open_ctx():
-    if plain:
-        return Context(name=dev)
-    return mlx5dv.Mlx5Context(mlx5dv.Mlx5DVContextAttr(), name=dev)
+    return Mlx5Context(Mlx5DVContextAttr(), name=dev)
 
 
 def case(name, fn):
@@ -173,29 +169,18 @@ EXPECTED_LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                             'fakes', 'mlx5qp_builders.expected')
 
 
-def _plain():
-    """'1' while Mlx5Context is a placeholder (family mlx5ctx): the double
-    then adopts plain Contexts."""
-    from pyverbs._unimplemented import _PlaceholderType
-    from pyverbs.providers.mlx5 import mlx5dv
-    return '1' if isinstance(mlx5dv.Mlx5Context, _PlaceholderType) else '0'
-
-
-def test_builders_and_batches(double, dev_name, gid_index, tmp_path,  # noqa
-                              monkeypatch):
+def test_builders_and_batches(double, dev_name, gid_index,  # noqa: F811
+                              tmp_path):
     from pyverbs import _verbs
     if not getattr(_verbs, '_HAVE_MLX5', 0):
         pytest.skip('pyverbs-c was built without libmlx5')
-    plain = _plain()
-    monkeypatch.setitem(os.environ, 'PVFAKE_PLAIN_CONTEXT', plain)
     r, log = run_under_double(double, dev_name, [
-        '-c', SCENARIO, dev_name, str(gid_index), plain], tmp_path)
+        '-c', SCENARIO, dev_name, str(gid_index)], tmp_path)
     assert r.returncode == 0, r.stderr + log
     crypto = ('NotImplementedError' if not _has_crypto() else 'TypeError')
     assert r.stdout == EXPECTED_OUT.format(crypto=crypto), r.stdout
     lines = [line for line in log.splitlines()
              if not line.startswith(('mlx5dv_qp_ex_from_ibv_qp_ex ',
-                                     'ibv_open_device ',
                                      'mlx5dv_is_supported ',
                                      'mlx5dv_open_device '))]
     with open(EXPECTED_LOG) as f:
