@@ -20,9 +20,8 @@ static PyTypeObject *sig_crc_type, *sig_t10dif_type, *sig_domain_type,
 
 #define MKEY_MOD "pyverbs.providers.mlx5.mlx5dv_mkey."
 
-/* TypeError as Cython words it for a typed argument. */
-static int arg_type_error(const char *arg, const char *expected,
-			  PyObject *got)
+int pv_mlx5_arg_type_error(const char *arg, const char *expected,
+			   PyObject *got)
 {
 	PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type "
 		     "(expected %s, got %.100s)", arg, expected,
@@ -147,9 +146,11 @@ static int sig_domain_init(PyObject *o, PyObject *args, PyObject *kw)
 					 &comp_mask))
 		return -1;
 	if (dif != Py_None && !pv_type_ok(dif, sig_t10dif_type))
-		return arg_type_error("dif", sig_t10dif_spec.name, dif);
+		return pv_mlx5_arg_type_error("dif", sig_t10dif_spec.name,
+					      dif);
 	if (crc != Py_None && !pv_type_ok(crc, sig_crc_type))
-		return arg_type_error("crc", sig_crc_spec.name, crc);
+		return pv_mlx5_arg_type_error("crc", sig_crc_spec.name,
+					      crc);
 	memset(&self->dom, 0, sizeof(self->dom));
 	self->dom.sig_type = sig_type;
 	self->dom.block_size = block_size;
@@ -211,9 +212,11 @@ static int sig_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 					 pv_conv_u64, &comp_mask))
 		return -1;
 	if (mem != Py_None && !pv_type_ok(mem, sig_domain_type))
-		return arg_type_error("mem", sig_domain_spec.name, mem);
+		return pv_mlx5_arg_type_error("mem", sig_domain_spec.name,
+					      mem);
 	if (wire != Py_None && !pv_type_ok(wire, sig_domain_type))
-		return arg_type_error("wire", sig_domain_spec.name, wire);
+		return pv_mlx5_arg_type_error("wire", sig_domain_spec.name,
+					      wire);
 	memset(&self->attr, 0, sizeof(self->attr));
 	self->attr.flags = flags;
 	self->attr.check_mask = check;
@@ -342,7 +345,8 @@ static int mkey_err_init(PyObject *o, PyObject *args, PyObject *kw)
 		return -1;
 	/* upstream's default is Mlx5SigErr(): all zero */
 	if (sig && !pv_type_ok(sig, sig_err_type))
-		return arg_type_error("sig_err", sig_err_spec.name, sig);
+		return pv_mlx5_arg_type_error("sig_err", sig_err_spec.name,
+					      sig);
 	memset(e, 0, sizeof(*e));
 	e->err_type = type;
 	if (sig)
@@ -478,7 +482,8 @@ static int mkey_destroy(struct pv_obj *o)
 		return 0;
 	rc = mlx5dv_destroy_mkey(self->mkey);
 	if (rc) {
-		pv_raise_rc(rc, "mlx5dv_destroy_mkey", "Failed to destroy a mkey");
+		pv_raise_rc(rc, "mlx5dv_destroy_mkey",
+			    "Failed to destroy a mkey");
 		return -1;
 	}
 	self->mkey = NULL;
@@ -504,7 +509,7 @@ static int mkey_init(PyObject *o, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	if (!pv_type_ok(pdo, pv.PD))
-		return arg_type_error("pd", "pyverbs.pd.PD", pdo);
+		return pv_mlx5_arg_type_error("pd", "pyverbs.pd.PD", pdo);
 	pd = pv_pd_arg(pdo);
 	if (!pd)
 		return -1;

@@ -49,6 +49,11 @@ int pv_mlx5_mkey_init_types(PyObject *m);
 /* qp.c: Mlx5QP (after qp_attr.c and mkey.c) */
 int pv_mlx5_qp_init_types(PyObject *m);
 
+/* mkey.c: TypeError as Cython words it for a typed argument ("Argument
+ * 'arg' has incorrect type (expected <expected>, got <type>)"); -1. */
+int pv_mlx5_arg_type_error(const char *arg, const char *expected,
+			   PyObject *got);
+
 struct pv_mlx5_dv_qp_init_attr {
 	PyObject_HEAD
 	struct mlx5dv_qp_init_attr attr;

@@ -123,15 +123,6 @@ static void mqp_set_masks(struct mlx5_qp *self)
 	self->qpx.qp.masks = self->masks;
 }
 
-static int arg_type_error(const char *arg, const char *expected,
-			  PyObject *got)
-{
-	PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type "
-		     "(expected %s, got %.100s)", arg, expected,
-		     Py_TYPE(got)->tp_name);
-	return -1;
-}
-
 static int mqp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "context", "init_attr", "dv_init_attr",
@@ -145,21 +136,26 @@ static int mqp_init(PyObject *obj, PyObject *args, PyObject *kw)
 					 &init_attr, &dv))
 		return -1;
 	if (!pv_type_ok(ctx, pv.Context))
-		return arg_type_error("context", "pyverbs.device.Context", ctx);
+		return pv_mlx5_arg_type_error("context",
+					      "pyverbs.device.Context", ctx);
 	if (!pv_type_ok(init_attr, pv.QPInitAttrEx))
-		return arg_type_error("init_attr", "pyverbs.qp.QPInitAttrEx",
-				      init_attr);
+		return pv_mlx5_arg_type_error("init_attr",
+					      "pyverbs.qp.QPInitAttrEx",
+					      init_attr);
 	if (dv != Py_None && !pv_type_ok(dv, pv_mlx5_DVQPInitAttr))
-		return arg_type_error("dv_init_attr",
-				      MLX5DV_MOD "Mlx5DVQPInitAttr", dv);
+		return pv_mlx5_arg_type_error("dv_init_attr", MLX5DV_MOD
+					      "Mlx5DVQPInitAttr", dv);
 	a.init_attr = init_attr;
 	a.dv = dv;
 	if (pv_qpx_create(obj, ctx, init_attr, Py_None, &hook))
 		return -1;
 	self->base_destroy = self->qpx.qp.obj.destroy;
 	self->qpx.qp.obj.destroy = mqp_destroy;
-	self->dc_type = dv == Py_None ? 0 :
-		((struct pv_mlx5_dv_qp_init_attr *)dv)->attr.dc_init_attr.dc_type;
+	if (dv != Py_None)
+		self->dc_type = ((struct pv_mlx5_dv_qp_init_attr *)dv)
+					->attr.dc_init_attr.dc_type;
+	else
+		self->dc_type = 0;
 	mqp_set_masks(self);
 	/* a bare container_of in libmlx5: only for its own ibv_qp_ex */
 	self->dv = self->qpx.qpx ? mlx5dv_qp_ex_from_ibv_qp_ex(self->qpx.qpx) :
@@ -301,7 +297,7 @@ static struct pv_obj *mqp_obj_arg(PyObject *obj, PyObject *o,
 	struct mlx5_qp *self = MQP(obj);
 
 	if (!pv_type_ok(o, tp)) {
-		arg_type_error(arg, tname, o);
+		pv_mlx5_arg_type_error(arg, tname, o);
 		return NULL;
 	}
 	if (pv_obj_check_in(PV_OBJ(o), pv_obj_root(&self->qpx.qp.obj), what,
@@ -532,8 +528,8 @@ static PyObject *mqp_wr_mkey_configure(PyObject *obj, PyObject *args,
 					 kwlist, &mko, pv_conv_u8, &num, &co))
 		return NULL;
 	if (!pv_type_ok(co, pv_mlx5_MkeyConfAttr)) {
-		arg_type_error("mkey_config", "pyverbs.providers.mlx5."
-			       "mlx5dv_mkey.Mlx5MkeyConfAttr", co);
+		pv_mlx5_arg_type_error("mkey_config", "pyverbs.providers.mlx5."
+				       "mlx5dv_mkey.Mlx5MkeyConfAttr", co);
 		return NULL;
 	}
 	if (!(dv = MQP_BATCH(obj, wr_mkey_configure)) ||
@@ -644,8 +640,8 @@ static PyObject *mqp_wr_set_mkey_sig_block(PyObject *obj, PyObject *args,
 					 kwlist, &ao))
 		return NULL;
 	if (!pv_type_ok(ao, pv_mlx5_SigBlockAttr)) {
-		arg_type_error("block_attr", "pyverbs.providers.mlx5."
-			       "mlx5dv_mkey.Mlx5SigBlockAttr", ao);
+		pv_mlx5_arg_type_error("block_attr", "pyverbs.providers.mlx5."
+				       "mlx5dv_mkey.Mlx5SigBlockAttr", ao);
 		return NULL;
 	}
 	if (!(dv = MQP_BATCH(obj, wr_set_mkey_sig_block)))
@@ -709,7 +705,7 @@ static PyObject *mqp_cancel_posted_send_wrs(PyObject *obj, PyObject *args,
 static struct ibv_qp *any_qp(PyObject *o)
 {
 	if (!pv_type_ok(o, pv.QP)) {
-		arg_type_error("qp", "pyverbs.qp.QP", o);
+		pv_mlx5_arg_type_error("qp", "pyverbs.qp.QP", o);
 		return NULL;
 	}
 	if (pv_check_open(PV_OBJ(o)))
@@ -828,7 +824,7 @@ static PyObject *mqp_map_ah_to_qp(PyObject *unused, PyObject *args,
 					 &o, pv_conv_u32, &qpn))
 		return NULL;
 	if (!pv_type_ok(o, pv.AH)) {
-		arg_type_error("ah", "pyverbs.addr.AH", o);
+		pv_mlx5_arg_type_error("ah", "pyverbs.addr.AH", o);
 		return NULL;
 	}
 	if (pv_check_open(PV_OBJ(o)))
@@ -857,7 +853,8 @@ static PyObject *mqp_modify_dci_stream_channel_id(PyObject *unused,
 	rc = mlx5dv_dci_stream_id_reset(qp, stream);
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_dci_stream_id_reset",
-				   "Failed to reset stream_id #%u for DCI QP#%u",
+				   "Failed to reset stream_id #%u for DCI "
+				   "QP#%u",
 				   (unsigned int)stream, qp->qp_num);
 	Py_RETURN_NONE;
 }

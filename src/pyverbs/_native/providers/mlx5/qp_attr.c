@@ -220,10 +220,8 @@ static int qp_init_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 					 pv_conv_u64, &send_ops))
 		return -1;
 	if (dc != Py_None && !pv_type_ok(dc, dc_init_attr_type)) {
-		PyErr_Format(PyExc_TypeError, "Argument 'dc_init_attr' has "
-			     "incorrect type (expected %s, got %.100s)",
-			     dc_init_attr_spec.name, Py_TYPE(dc)->tp_name);
-		return -1;
+		return pv_mlx5_arg_type_error("dc_init_attr",
+					      dc_init_attr_spec.name, dc);
 	}
 	memset(&a, 0, sizeof(a));
 	a.comp_mask = comp_mask;
