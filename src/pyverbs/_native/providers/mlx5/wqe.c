@@ -440,7 +440,20 @@ static int wqe_init(PyObject *obj, PyObject *args, PyObject *kw)
 			b = PyBytes_FromStringAndSize((char *)&sg->seg,
 						      sg->size);
 		} else {
+			/* raw bytes: len() and bytes() must agree (upstream
+			 * allocates len() bytes and copies bytes()) */
+			Py_ssize_t len = PyObject_Size(s);
+
+			if (len < 0)
+				goto out;
 			b = PyObject_CallOneArg((PyObject *)&PyBytes_Type, s);
+			if (b && PyBytes_GET_SIZE(b) != len) {
+				PyErr_Format(PyExc_ValueError,
+					     "segment %zd: len() is %zd but "
+					     "bytes() has %zd", i, len,
+					     PyBytes_GET_SIZE(b));
+				Py_CLEAR(b);
+			}
 		}
 		if (!b)
 			goto out;
