@@ -46,37 +46,24 @@ struct sched_elem {
 	PyObject *attr;		/* the Mlx5dvSchedAttr */
 };
 
-static void *node_create(struct ibv_context *ctx,
-			 const struct mlx5dv_sched_attr *attr)
-{
-	return mlx5dv_sched_node_create(ctx, attr);
-}
+/* The typed libmlx5 calls of a node or a leaf, on void * handles. */
+#define SCHED_CALLS(k)                                                  \
+	static void *k##_create(struct ibv_context *ctx,                \
+				const struct mlx5dv_sched_attr *attr)   \
+	{                                                               \
+		return mlx5dv_sched_##k##_create(ctx, attr);            \
+	}                                                               \
+	static int k##_modify(void *h, const struct mlx5dv_sched_attr *attr) \
+	{                                                               \
+		return mlx5dv_sched_##k##_modify(h, attr);              \
+	}                                                               \
+	static int k##_destroy(void *h)                                 \
+	{                                                               \
+		return mlx5dv_sched_##k##_destroy(h);                   \
+	}
 
-static int node_modify(void *h, const struct mlx5dv_sched_attr *attr)
-{
-	return mlx5dv_sched_node_modify(h, attr);
-}
-
-static int node_destroy(void *h)
-{
-	return mlx5dv_sched_node_destroy(h);
-}
-
-static void *leaf_create(struct ibv_context *ctx,
-			 const struct mlx5dv_sched_attr *attr)
-{
-	return mlx5dv_sched_leaf_create(ctx, attr);
-}
-
-static int leaf_modify(void *h, const struct mlx5dv_sched_attr *attr)
-{
-	return mlx5dv_sched_leaf_modify(h, attr);
-}
-
-static int leaf_destroy(void *h)
-{
-	return mlx5dv_sched_leaf_destroy(h);
-}
+SCHED_CALLS(node)
+SCHED_CALLS(leaf)
 
 static const struct sched_kind node_kind = {
 	"Mlx5dvSchedNode", "sched node", node_create, node_modify,
