@@ -571,3 +571,73 @@ def test_rejected_status_message_is_the_references(double, dev_name,
                             pythonpath=ref, name='theirs')
     assert theirs.returncode == 0, theirs.stderr
     assert ours.stdout == theirs.stdout
+
+
+DM_OPS = r'''
+import sys
+from pyverbs.device import Context, DM, AllocDmAttr
+from pyverbs.pyverbs_error import PyverbsUserError
+from pyverbs.providers.mlx5.mlx5dv import Mlx5DmOpAddr
+
+
+def refused(label, fn):
+    try:
+        fn()
+        print(label, 'NOT REFUSED')
+    except PyverbsUserError:
+        print(label, 'refused')
+
+
+ctx = Context(name=sys.argv[1])
+dm = DM(ctx, AllocDmAttr(100))
+dm.copy_to_dm(0, bytes(range(100)), 100)
+a = Mlx5DmOpAddr(dm, op=1)
+print('offset', a.addr % 4096)
+print('read', a.read(100) == bytes(range(100)), a.read(3).hex())
+a.write(b'\xaa\xbb')
+a.write(bytearray(b'\xcc'))
+print('written', a.read(4).hex())
+refused('read past the DM', lambda: a.read(101))
+refused('write past the DM', lambda: a.write(bytes(101)))
+b = Mlx5DmOpAddr(dm)
+b.unmap(100)
+print('unmapped', b.closed)
+refused('read after unmap', lambda: b.read(1))
+big = DM(ctx, AllocDmAttr(8192))
+c = Mlx5DmOpAddr(big, 2)
+end = 8192 - c.addr % 4096          # the mapping's end, or the DM's
+print('near the end', len(c.read(end)))
+refused('read past the mapping', lambda: c.read(end + 1))
+big.close()
+print('closed with its DM', c.closed)
+refused('addr after close', lambda: c.addr)
+ctx.close()
+print('closed', a.closed, dm.closed)
+print('done')
+'''
+
+
+@pytest.mark.parametrize('offset', [0, 3996])
+def test_dm_op_addr_under_the_double(double, dev_name, tmp_path, monkeypatch,
+                                     offset):
+    monkeypatch.setenv('PVFAKE_DM', str(offset))
+    r, log = run_under_double(double, dev_name, ['-c', DM_OPS, dev_name],
+                              tmp_path)
+    assert r.returncode == 0, r.stderr + log
+    out = r.stdout.splitlines()
+    assert out == [
+        f'offset {offset}', 'read True 000102', 'written ccbb0203',
+        'read past the DM refused', 'write past the DM refused',
+        'unmapped True', 'read after unmap refused',
+        f'near the end {8192 - offset}', 'read past the mapping refused',
+        'closed with its DM True', 'addr after close refused',
+        'closed True True', 'done'], r.stdout + log
+    assert 'FATAL' not in log
+    assert [line.split(' -> ')[0] for line in log.splitlines()
+            if 'dm' in line] == [
+        f'ibv_alloc_dm dev={dev_name} length=100',
+        'mlx5dv_dm_map_op_addr dm#1 op=1',
+        'mlx5dv_dm_map_op_addr dm#1 op=0',
+        f'ibv_alloc_dm dev={dev_name} length=8192',
+        'mlx5dv_dm_map_op_addr dm#2 op=2',
+        'ibv_free_dm dm#2', 'ibv_free_dm dm#1'], log

@@ -932,3 +932,135 @@ int mlx5dv_sched_leaf_destroy(struct mlx5dv_sched_leaf *l)
 		return REAL(mlx5dv_sched_leaf_destroy, "MLX5_1.17")(l);
 	return fx_destroy(l, FX_LEAF, "mlx5dv_sched_leaf_destroy");
 }
+
+/*
+ * Device memory, with $PVFAKE_DM set: the contexts of the fake devices get
+ * alloc_dm/free_dm (host memory standing for the device's, its copies
+ * logged) and a max_dm_size of 64 KiB, so that a DM exists to map;
+ * mlx5dv_dm_map_op_addr() of such a DM maps anonymous pages the size of
+ * the DM rounded up to pages (as libmlx5 maps the device's), the DM at
+ * offset $PVFAKE_DM in the first page, and fills the DM's bytes there.
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct fdm {
+	struct ibv_dm dm;		/* handed out */
+	size_t length;
+	unsigned char *mem;
+	int id;
+};
+static struct fdm *fdms[MAX_OBJS];
+static int nfdm;
+static int (*real_query_device_ex)(struct ibv_context *,
+				   const struct ibv_query_device_ex_input *,
+				   struct ibv_device_attr_ex *, size_t);
+
+static struct fdm *by_dm(struct ibv_dm *dm)
+{
+	for (int i = 0; i < nfdm; i++)
+		if (&fdms[i]->dm == dm)
+			return fdms[i];
+	return NULL;
+}
+
+static int fdm_to(struct ibv_dm *dm, uint64_t off, const void *src,
+		  size_t len)
+{
+	struct fdm *f = by_dm(dm);
+
+	if (!f || off + len > f->length)
+		return EINVAL;
+	memcpy(f->mem + off, src, len);
+	return 0;
+}
+
+static int fdm_from(void *dst, struct ibv_dm *dm, uint64_t off, size_t len)
+{
+	struct fdm *f = by_dm(dm);
+
+	if (!f || off + len > f->length)
+		return EINVAL;
+	memcpy(dst, f->mem + off, len);
+	return 0;
+}
+
+static struct ibv_dm *fdm_alloc(struct ibv_context *c,
+				struct ibv_alloc_dm_attr *a)
+{
+	struct fdm *f = calloc(1, sizeof(*f));
+
+	if (!f || nfdm >= MAX_OBJS)
+		abort();
+	f->length = a->length;
+	f->mem = calloc(1, a->length ? a->length : 1);
+	f->id = nfdm + 1;
+	f->dm.context = c;
+	f->dm.memcpy_to_dm = fdm_to;
+	f->dm.memcpy_from_dm = fdm_from;
+	fdms[nfdm++] = f;
+	plog("ibv_alloc_dm dev=%s length=%zu -> dm#%d", c->device->name,
+	     f->length, f->id);
+	return &f->dm;
+}
+
+static int fdm_free(struct ibv_dm *dm)
+{
+	struct fdm *f = by_dm(dm);
+
+	if (!f || !f->mem) {
+		plog("FATAL ibv_free_dm of a DM that is not live");
+		abort();
+	}
+	plog("ibv_free_dm dm#%d", f->id);
+	free(f->mem);
+	f->mem = NULL;
+	return 0;
+}
+
+static int fdm_query_device_ex(struct ibv_context *c,
+			       const struct ibv_query_device_ex_input *in,
+			       struct ibv_device_attr_ex *attr, size_t size)
+{
+	int rc = real_query_device_ex(c, in, attr, size);
+
+	if (!rc)
+		attr->max_dm_size = 65536;
+	return rc;
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *d)
+{
+	struct ibv_context *c = REAL(ibv_open_device, "IBVERBS_1.1")(d);
+	struct verbs_context *v = c ? verbs_get_ctx(c) : NULL;
+
+	if (v && fake_dev(d) && getenv("PVFAKE_DM")) {
+		real_query_device_ex = v->query_device_ex;
+		v->query_device_ex = fdm_query_device_ex;
+		v->alloc_dm = fdm_alloc;
+		v->free_dm = fdm_free;
+	}
+	return c;
+}
+
+void *mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op)
+{
+	struct fdm *f = by_dm(dm);
+	size_t page = sysconf(_SC_PAGESIZE), off, span;
+	char *p;
+
+	if (!f)
+		return REAL(mlx5dv_dm_map_op_addr, "MLX5_1.19")(dm, op);
+	off = strtoul(getenv("PVFAKE_DM"), NULL, 0) % page;
+	span = (f->length + page - 1) / page * page;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		abort();
+	memset(p, 0xdd, span);
+	memcpy(p + off, f->mem, f->length < span - off ? f->length :
+							 span - off);
+	plog("mlx5dv_dm_map_op_addr dm#%d op=%u -> %zu bytes mapped, dm at "
+	     "offset %zu", f->id, op, span, off);
+	return p + off;
+}

@@ -674,19 +674,23 @@ static PyType_Spec msi_vector_spec = {
 /* ------------------------------------------------------------------ */
 
 /*
- * parents[0] is the DM.  mlx5dv_dm_map_op_addr() maps the DM's pages for
- * one operation and returns an address inside that mapping (at the DM's
- * offset in its first page); the mapping is the caller's to munmap.  It is
- * device memory, out of reach of the fault-safe copies of pyverbs.mem_alloc
- * (process_vm_readv does not reach I/O mappings), so read() and write()
- * copy directly, and stay within the DM's length and the mapping: a range
- * past either is refused.  Closing forgets the address (the mapping stays
- * until unmap(), as upstream); closing the DM closes this first.
+ * parents[0] is the DM.  mlx5dv_dm_map_op_addr() maps the DM's length,
+ * rounded up to pages, for one operation and returns the address of the
+ * DM's start inside that mapping (its offset in its first page); the
+ * mapping is the caller's to munmap.  It is device memory, out of reach of
+ * the fault-safe copies of pyverbs.mem_alloc (process_vm_readv does not
+ * reach I/O mappings), so read() and write() copy directly and stay within
+ * the DM's length and the mapping: a range past either is refused.
+ * unmap() unmaps from the mapping's first page, never past its end (upstream
+ * passes addr itself to munmap, which fails unless addr is page aligned).
+ * Closing forgets the address (the mapping stays until unmap(), as
+ * upstream); closing the DM closes this first.
  */
 struct dm_op_addr {
 	struct pv_obj obj;
 	char *addr;
 	uint64_t limit;		/* bytes usable from addr */
+	uint64_t span;		/* bytes mapped from the page of addr */
 };
 
 static int dm_op_addr_destroy(struct pv_obj *o)
@@ -695,13 +699,18 @@ static int dm_op_addr_destroy(struct pv_obj *o)
 	return 0;
 }
 
+static uint64_t page_size(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 static int dm_op_addr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "dm", "op", NULL };
 	struct dm_op_addr *self = (struct dm_op_addr *)obj;
+	uint64_t length, page = page_size(), off;
 	PyObject *dmo;
 	uint8_t op = 0;
-	uint64_t length, page = (uint64_t)sysconf(_SC_PAGESIZE), off, span;
 	struct ibv_dm *dm;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:Mlx5DmOpAddr", kwlist,
@@ -718,11 +727,10 @@ static int dm_op_addr_init(PyObject *obj, PyObject *args, PyObject *kw)
 			       "Failed to get DM operation address");
 		return -1;
 	}
-	/* the mapping covers the DM's length rounded up to pages from the
-	 * page of addr; an imported DM's length is unknown: its first page */
+	/* an imported DM's length is unknown: trust its first page only */
 	off = (uintptr_t)self->addr & (page - 1);
-	span = length ? (length + page - 1) / page * page : page;
-	self->limit = span - off;
+	self->span = length ? (length + page - 1) / page * page : page;
+	self->limit = self->span > off ? self->span - off : 0;
 	if (length && length < self->limit)
 		self->limit = length;
 	if (pv_obj_link(&self->obj, PV_OBJ(dmo))) {
@@ -753,17 +761,17 @@ static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args,
 {
 	static char *kwlist[] = { "length", NULL };
 	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	uint64_t length, page = (uint64_t)sysconf(_SC_PAGESIZE), off;
-	char *base;
+	uint64_t length, page = page_size(), off, len;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:unmap", kwlist,
 					 pv_conv_u64, &length) ||
 	    dm_op_addr_range(self, length))
 		return NULL;
-	/* munmap wants the page the library mapped, not addr inside it */
 	off = (uintptr_t)self->addr & (page - 1);
-	base = self->addr - off;
-	if (munmap(base, off + length))
+	len = (off + length + page - 1) / page * page;
+	if (len > self->span)
+		len = self->span;
+	if (munmap(self->addr - off, len))
 		return pv_raise_errno("munmap", "Failed to unmap the DM "
 				      "operation address");
 	/* nothing is mapped at addr any more */
