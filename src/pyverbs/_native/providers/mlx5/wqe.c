@@ -389,7 +389,7 @@ static PyType_Spec data_spec = {
  */
 struct wqe {
 	struct pv_obj obj;
-	PyObject *segments;	/* as given, for __str__ */
+	PyObject *segments;	/* list or tuple of them, for __str__ */
 	char *buf;		/* ours, or NULL */
 	uint64_t addr;
 };
@@ -480,8 +480,8 @@ static int wqe_init(PyObject *obj, PyObject *args, PyObject *kw)
 		at += len;
 	}
 	self->addr = addr;
-	Py_INCREF(segs);
-	Py_XSETREF(self->segments, segs);
+	Py_INCREF(fast);	/* segs itself when a list or tuple */
+	Py_XSETREF(self->segments, fast);
 	pv_obj_opened(&self->obj);
 	rc = 0;
 out:
