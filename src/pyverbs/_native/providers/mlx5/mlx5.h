@@ -44,6 +44,12 @@ int pv_mlx5_crypto_login_attr_get(PyObject *o,
 /* mlx5qp */
 
 /* mlx5objs */
+int pv_mlx5_devx_init_types(PyObject *m);	/* devx.c */
+int pv_mlx5_wqe_init_types(PyObject *m);	/* wqe.c */
+int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
+/* devx.c: destroy what a failed constructor created (o->destroy), keeping
+ * the exception set; a failing destroy is reported as unraisable. */
+void pv_mlx5_undo_create(struct pv_obj *o);
 
 /* mlx5dr */
 
