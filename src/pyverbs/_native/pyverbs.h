@@ -834,6 +834,10 @@ PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
 int pv_fd_arr_get(PyObject *o, struct ibv_fd_arr *out);
 #endif
 
+/* dm.c: the open DM o's ibv_dm and in *length its size (0 if unknown:
+ * imported); else NULL with TypeError or PyverbsUserError (closed). */
+struct ibv_dm *pv_dm_get(PyObject *o, uint64_t *length);
+
 /* memory.c */
 /*
  * Copy len bytes at address addr of this process into dst without trusting

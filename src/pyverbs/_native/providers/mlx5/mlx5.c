@@ -22,6 +22,9 @@ int pv_mlx5_init_types(PyObject *m)
 		return -1;
 
 	/* mlx5objs: DevX, WQE/CQE views, sched */
+	if (pv_mlx5_devx_init_types(m) || pv_mlx5_wqe_init_types(m) ||
+	    pv_mlx5_sched_init_types(m))
+		return -1;
 
 	/* mlx5dr: mlx5dv_flow, dr_* */
 

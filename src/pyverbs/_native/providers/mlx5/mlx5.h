@@ -91,6 +91,12 @@ void pv_mlx5_sig_block_attr_get(PyObject *obj,
 				struct pv_mlx5_sig_block_store *store);
 
 /* mlx5objs */
+int pv_mlx5_devx_init_types(PyObject *m);	/* devx.c */
+int pv_mlx5_wqe_init_types(PyObject *m);	/* wqe.c */
+int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
+/* devx.c: destroy what a failed constructor created (o->destroy), keeping
+ * the exception set; a failing destroy is reported as unraisable. */
+void pv_mlx5_undo_create(struct pv_obj *o);
 
 /* mlx5dr */
 
