@@ -22,6 +22,7 @@ import pyverbs.providers.mlx5.mlx5_enums as dve
 from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.pd import PD
+from pyverbs.providers.mlx5 import mlx5dv
 from pyverbs.providers.mlx5.mlx5dv import (Mlx5Context, Mlx5DVContextAttr,
                                            Mlx5DVDCInitAttr,
                                            Mlx5DVQPInitAttr, Mlx5QP,
@@ -29,6 +30,8 @@ from pyverbs.providers.mlx5.mlx5dv import (Mlx5Context, Mlx5DVContextAttr,
 from pyverbs.providers.mlx5.mlx5dv_mkey import (
     Mlx5Mkey, Mlx5MkeyConfAttr, Mlx5SigBlockAttr, Mlx5SigBlockDomain,
     Mlx5SigCrc, Mlx5SigT10Dif)
+from pyverbs.providers.mlx5.mlx5dv_sched import (
+    Mlx5dvSchedAttr, Mlx5dvSchedLeaf, Mlx5dvSchedNode)
 from pyverbs.qp import QPAttr, QPCap, QPInitAttrEx
 from pyverbs.wr import SGE
 
@@ -88,6 +91,8 @@ class BadWqe:
 
 
 rc.wr_raw_wqe(Wqe())
+rc.wr_raw_wqe(mlx5dv.Wqe([mlx5dv.WqeCtrlSeg(opcode=0xa, qp_num=0x12, ds=2),
+                          mlx5dv.WqeDataSeg(8, 0x77, 0x1000)]))
 case('raw_bad_address', lambda: rc.wr_raw_wqe(BadWqe()))
 case('mkey_of_other_ctx', lambda: rc.wr_mkey_configure(
     other, 1, Mlx5MkeyConfAttr()))
@@ -95,6 +100,17 @@ case('num_setters_256', lambda: rc.wr_mkey_configure(
     mkey, 256, Mlx5MkeyConfAttr()))
 rc.wr_abort()
 case('cancel', lambda: rc.cancel_posted_send_wrs(7))
+
+# scheduling elements: libmlx5 (the real one) refuses the rxe QP, after
+# ours checked the leaves
+leaf = Mlx5dvSchedLeaf(ctx, Mlx5dvSchedAttr(Mlx5dvSchedNode(
+    ctx, Mlx5dvSchedAttr())))
+leaf2 = Mlx5dvSchedLeaf(ctx2, Mlx5dvSchedAttr(Mlx5dvSchedNode(
+    ctx2, Mlx5dvSchedAttr())))
+case('sched_elem', lambda: Mlx5QP.modify_qp_sched_elem(rc, leaf, None))
+case('sched_elem_other_ctx',
+     lambda: Mlx5QP.modify_qp_sched_elem(rc, None, leaf2))
+case('sched_elem_not_leaf', lambda: Mlx5QP.modify_qp_sched_elem(rc, 5))
 
 # an mkey closed inside its batch: the batch is aborted, no setter runs
 rc.wr_start()
@@ -151,6 +167,9 @@ raw_bad_address PyverbsUserError
 mkey_of_other_ctx PyverbsUserError
 num_setters_256 OverflowError
 cancel ok 0
+sched_elem PyverbsRDMAError
+sched_elem_other_ctx PyverbsUserError
+sched_elem_not_leaf TypeError
 close_pinned_mkey ok None
 setter_after_close PyverbsUserError
 in_batch_after PyverbsUserError
@@ -181,6 +200,7 @@ def test_builders_and_batches(double, dev_name, gid_index,  # noqa: F811
     assert r.stdout == EXPECTED_OUT.format(crypto=crypto), r.stdout
     lines = [line for line in log.splitlines()
              if not line.startswith(('mlx5dv_qp_ex_from_ibv_qp_ex ',
+                                     'mlx5dv_sched_',
                                      'mlx5dv_is_supported ',
                                      'mlx5dv_open_device '))]
     with open(EXPECTED_LOG) as f:

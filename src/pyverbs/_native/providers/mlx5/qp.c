@@ -753,8 +753,10 @@ static PyObject *mqp_modify_lag_port(PyObject *unused, PyObject *args,
 	Py_RETURN_NONE;
 }
 
-/* The leaf of an Mlx5dvSchedLeaf (family mlx5objs), NULL for None. */
-static int sched_leaf(PyObject *o, const struct mlx5dv_sched_leaf **out)
+/* The leaf of an open Mlx5dvSchedLeaf (family mlx5objs) of the QP's
+ * Context, NULL for None. */
+static int sched_leaf(PyObject *qp, PyObject *o,
+		      const struct mlx5dv_sched_leaf **out)
 {
 	*out = NULL;
 	if (o == Py_None)
@@ -765,8 +767,11 @@ static int sched_leaf(PyObject *o, const struct mlx5dv_sched_leaf **out)
 				"pyverbs-c yet");
 		return -1;
 	}
-	*out = pv_mlx5_sched_leaf_get(o);
-	return *out ? 0 : -1;
+	*out = pv_mlx5_sched_leaf_get(o);	/* checks type and open */
+	if (!*out || pv_obj_check_in(PV_OBJ(o), pv_obj_root(PV_OBJ(qp)),
+				     "Mlx5dvSchedLeaf", "QP"))
+		return -1;
+	return 0;
 }
 
 static PyObject *mqp_modify_qp_sched_elem(PyObject *unused, PyObject *args,
@@ -781,7 +786,8 @@ static PyObject *mqp_modify_qp_sched_elem(PyObject *unused, PyObject *args,
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO:modify_qp_sched_elem",
 					 kwlist, &o, &ro, &so) ||
-	    !(qp = any_qp(o)) || sched_leaf(ro, &req) || sched_leaf(so, &resp))
+	    !(qp = any_qp(o)) || sched_leaf(o, ro, &req) ||
+	    sched_leaf(o, so, &resp))
 		return NULL;
 	rc = mlx5dv_modify_qp_sched_elem(qp, req, resp);
 	if (rc)
