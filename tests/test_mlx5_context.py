@@ -302,6 +302,13 @@ def test_static_methods_on_a_plain_context(ctx, pd):
     # upstream's cq= and qp= forms raise AttributeError; here they work
     _eopnotsupp(lambda: ob.Mlx5DvObj(dve.MLX5DV_OBJ_CQ, cq=cq),
                 'Failed to initialize Mlx5DvObj')
+    from pyverbs.qp import QP, QPCap, QPInitAttr
+    import pyverbs.enums as e
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+    _eopnotsupp(lambda: ob.Mlx5DvObj(dve.MLX5DV_OBJ_QP, qp=qp),
+                'Failed to initialize Mlx5DvObj')
+    qp.close()
     with pytest.raises(TypeError, match='expected pyverbs.providers.mlx5.'
                        'mlx5dv.Mlx5Context, got pyverbs.device.Context'):
         dv.Mlx5CQ(ctx, CqInitAttrEx(), dv.Mlx5DVCQInitAttr())
@@ -371,7 +378,8 @@ attr = Mlx5DVCQInitAttr(
     dve.MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE,
     cqe_comp_res_format=dve.MLX5DV_CQE_RES_FORMAT_HASH, cqe_size=128)
 cq = Mlx5CQ(ctx, CqInitAttrEx(cqe=16), attr)
-print(cq.cqe >= 16)
+lines = str(cq).splitlines()       # the handle is the kernel's
+print(lines[0], lines[1].split(':')[0], lines[2])
 cq.close()
 cq = Mlx5CQ(ctx, CqInitAttrEx(cqe=8, wc_flags=1), None)
 cq.close()
@@ -384,6 +392,7 @@ try:
     Mlx5Context.reserved_qpn_alloc(ctx)
 except PyverbsRDMAError as ex:
     print('qpn error', ex.error_code)
+left = Mlx5CQ(ctx, CqInitAttrEx(cqe=4), None)   # closed with ctx
 ctx.close()
 print('done')
 '''
