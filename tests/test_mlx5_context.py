@@ -360,7 +360,8 @@ from pyverbs.cq import CqInitAttrEx
 from pyverbs.pyverbs_error import PyverbsRDMAError
 import pyverbs.providers.mlx5.mlx5_enums as dve
 from pyverbs.providers.mlx5.mlx5dv import (Mlx5Context, Mlx5DVContextAttr,
-                                           Mlx5DVCQInitAttr, Mlx5CQ)
+                                           Mlx5DVCQInitAttr, Mlx5CQ, Mlx5VAR,
+                                           Mlx5PP, Mlx5UAR)
 
 ctx = Mlx5Context(Mlx5DVContextAttr(dve.MLX5DV_CONTEXT_FLAGS_DEVX, 0),
                   sys.argv[1])
@@ -388,12 +389,31 @@ try:
     Mlx5CQ(ctx, CqInitAttrEx(cqe=8), attr)
 except PyverbsRDMAError as ex:
     print('cq error', ex.error_code, str(ex).splitlines()[0])
+left = Mlx5CQ(ctx, CqInitAttrEx(cqe=4), None)   # closed with ctx
+var = Mlx5VAR(ctx, 0)
+print(var.page_id, var.length, var.mmap_off, var.comp_mask)
+print(var)
+pp = Mlx5PP(ctx, bytes(range(16)), 1)
+print(pp.index)
+uar = Mlx5UAR(ctx, 1)
+print(uar.page_id, uar.mmap_off, uar.comp_mask, uar.reg_addr)
+var.close()
+pp.close()
+uar.close()
+var.close()
+if len(sys.argv) > 2:       # pyverbs-c only: the Context closes them
+    kept = [Mlx5VAR(ctx), Mlx5PP(ctx, b'\x01' * 8), Mlx5UAR(ctx), left]
 try:
     Mlx5Context.reserved_qpn_alloc(ctx)
 except PyverbsRDMAError as ex:
     print('qpn error', ex.error_code)
-left = Mlx5CQ(ctx, CqInitAttrEx(cqe=4), None)   # closed with ctx
 ctx.close()
+if len(sys.argv) > 2:
+    print('closed', [o.closed for o in kept])
+    try:
+        kept[0].page_id
+    except Exception as ex:
+        print(type(ex).__name__)
 print('done')
 '''
 
@@ -419,6 +439,27 @@ def test_double_context_reaches_libmlx5(double, dev_name, tmp_path):
     assert 'dv=NULL' in log
     assert 'cq error 22 Failed to create MLX5 CQ.' in r.stdout
     assert 'qpn error 95' in r.stdout
+    for line in ('mlx5dv_alloc_var ctx#1 flags=0x0 -> var#1',
+                 'mlx5dv_pp_alloc ctx#1 size=16 sum=120 flags=0x1 -> pp#2',
+                 'mlx5dv_devx_alloc_uar ctx#1 flags=0x1 -> uar#3',
+                 'mlx5dv_free_var var#1', 'mlx5dv_pp_free pp#2',
+                 'mlx5dv_devx_free_uar uar#3'):
+        assert line in log.splitlines()
+    assert log.count('mlx5dv_free_var') == 1      # close() twice: one free
+    # closing the Context frees what is left open on it, once
+    r3, log3 = td.run_under_double(double, dev_name,
+                                   [str(script), dev_name, 'ours'],
+                                   tmp_path, name='log3')
+    assert r3.returncode == 0, r3.stderr + log3
+    assert "closed [True, True, True, True]\nPyverbsUserError\n" \
+        in r3.stdout
+    extra = [ln for ln in log3.splitlines() if ln not in log.splitlines()]
+    assert sorted(extra) == sorted([
+        'mlx5dv_alloc_var ctx#1 flags=0x0 -> var#4',
+        'mlx5dv_pp_alloc ctx#1 size=8 sum=8 flags=0x0 -> pp#5',
+        'mlx5dv_devx_alloc_uar ctx#1 flags=0x0 -> uar#6',
+        'mlx5dv_free_var var#4', 'mlx5dv_pp_free pp#5',
+        'mlx5dv_devx_free_uar uar#6']), extra
     ref = ref_compare.reference_path()
     if not (os.path.exists(ref_compare.REFERENCE_PYTHON) and
             os.path.isdir(os.path.join(ref, 'pyverbs'))):
