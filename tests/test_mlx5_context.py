@@ -211,6 +211,13 @@ def test_argument_types():
         cr.Mlx5DEK(None, None)
     with pytest.raises(TypeError):
         cr.Mlx5CryptoLogin(None, None)
+    # upstream's keyword names parse (the first argument is then refused)
+    with pytest.raises(TypeError, match="Argument 'context'"):
+        cr.Mlx5CryptoLogin(context=None, crypto_attr=None)
+    with pytest.raises(TypeError, match="Argument 'ctx'"):
+        cr.Mlx5DEK(ctx=None, dek_init_attr=None)
+    with pytest.raises(TypeError, match="Argument 'ctx'"):
+        dv.Mlx5Context.crypto_login(ctx=None, login_attr=None)
 
 
 def test_dvobj_checks_every_type_bit():

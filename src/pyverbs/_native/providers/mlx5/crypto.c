@@ -279,7 +279,7 @@ static int cl_destroy(struct pv_obj *o)
 
 static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "context", "login_attr", NULL };
+	static char *kwlist[] = { "context", "crypto_attr", NULL };
 	struct crypto_login *self = (struct crypto_login *)obj;
 	struct mlx5dv_crypto_login_attr_ex a;
 	struct crypto_ext_login_attr *la;
@@ -298,7 +298,7 @@ static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	if (!PyObject_TypeCheck(lao, cela_type)) {
 		PyErr_Format(PyExc_TypeError,
-			     "Argument 'login_attr' has incorrect type "
+			     "Argument 'crypto_attr' has incorrect type "
 			     "(expected %s, got %.200s)", cela_spec.name,
 			     Py_TYPE(lao)->tp_name);
 		return -1;
@@ -351,7 +351,7 @@ static PyMethodDef cl_methods[] = {
 };
 
 static PyType_Slot cl_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoLogin(context, login_attr)\n--\n\n"
+	{ Py_tp_doc, "Mlx5CryptoLogin(context, crypto_attr)\n--\n\n"
 		    "A crypto login object (mlx5dv_crypto_login_create) of "
 		    "an Mlx5CryptoExtLoginAttr, for DEKs created under it." },
 	{ Py_tp_init, cl_init },
