@@ -479,3 +479,53 @@ def test_double_context_reaches_libmlx5(double, dev_name, tmp_path):
     assert r2.returncode == 0, r2.stderr + log2
     assert r.stdout == r2.stdout
     assert log.splitlines() == log2.splitlines()
+
+
+# ------------------------------------------------------------ link check
+
+# The libmlx5 entry points this family calls, with the version upstream
+# pyverbs 44 binds (MLX5.md 1): none newer than MLX5_1.24 (Debian 12).
+CTX_SYMBOLS = {
+    'mlx5dv_is_supported': 'MLX5_1.8', 'mlx5dv_open_device': 'MLX5_1.7',
+    'mlx5dv_query_device': 'MLX5_1.0', '_mlx5dv_query_port': 'MLX5_1.19',
+    'mlx5dv_reserved_qpn_alloc': 'MLX5_1.18',
+    'mlx5dv_reserved_qpn_dealloc': 'MLX5_1.18',
+    'mlx5dv_crypto_login': 'MLX5_1.21',
+    'mlx5dv_crypto_login_query_state': 'MLX5_1.21',
+    'mlx5dv_crypto_logout': 'MLX5_1.21',
+    'mlx5dv_crypto_login_create': 'MLX5_1.24',
+    'mlx5dv_crypto_login_query': 'MLX5_1.24',
+    'mlx5dv_crypto_login_destroy': 'MLX5_1.24',
+    'mlx5dv_dek_create': 'MLX5_1.21', 'mlx5dv_dek_query': 'MLX5_1.21',
+    'mlx5dv_dek_destroy': 'MLX5_1.21',
+    'mlx5dv_devx_general_cmd': 'MLX5_1.7',
+    'mlx5dv_devx_query_eqn': 'MLX5_1.7',
+    'mlx5dv_get_clock_info': 'MLX5_1.4', 'mlx5dv_create_cq': 'MLX5_1.1',
+    'mlx5dv_alloc_var': 'MLX5_1.12', 'mlx5dv_free_var': 'MLX5_1.12',
+    'mlx5dv_pp_alloc': 'MLX5_1.13', 'mlx5dv_pp_free': 'MLX5_1.13',
+    'mlx5dv_devx_alloc_uar': 'MLX5_1.7', 'mlx5dv_devx_free_uar': 'MLX5_1.7',
+    'mlx5dv_init_obj': 'MLX5_1.2',
+    'mlx5dv_get_vfio_device_list': 'MLX5_1.21',
+    'mlx5dv_vfio_get_events_fd': 'MLX5_1.21',
+    'mlx5dv_vfio_process_events': 'MLX5_1.21',
+}
+
+
+def test_link_versions():
+    import re
+    import shutil
+    import subprocess
+    objdump = shutil.which('objdump')
+    if not objdump:
+        pytest.skip('objdump (binutils) is needed for the link check')
+    out = subprocess.run([objdump, '-T', _verbs.__file__], check=True,
+                         capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        m = re.search(r'\(?(MLX5_1\.(\d+))\)?\s+(\S+)$', line)
+        if m:
+            found[m.group(3)] = m.group(1)
+            assert int(m.group(2)) <= 24, line
+    assert not [s for s in found if s.startswith('mlx5dv_wr_')]
+    for sym, ver in CTX_SYMBOLS.items():
+        assert found.get(sym) == ver, (sym, found.get(sym))
