@@ -328,6 +328,28 @@ def test_static_methods_on_a_plain_context(ctx, pd):
         M.query_mlx5_port(ctx, 1)
 
 
+def test_fuzz_with_live_objects(ctx, pd):
+    """Bad arguments next to a live Context, PD and CQ: exceptions only."""
+    import functools
+    import test_fuzz
+    from pyverbs.cq import CQ
+    cq = CQ(ctx, 8)
+    M = dv.Mlx5Context
+    for fn in (M.query_mlx5_port, M.reserved_qpn_dealloc,
+               M.device_timestamp_to_ns, M.crypto_login, M.reserved_qpn_alloc,
+               M.query_login_state, M.crypto_logout, dv.Mlx5VAR, dv.Mlx5UAR,
+               dv.Mlx5PP, cr.Mlx5CryptoLogin, cr.Mlx5DEK):
+        test_fuzz.fuzz_callable(functools.partial(fn, ctx), max_args=2)
+    o = ob.Mlx5DvObj()
+    for kw in ({'pd': pd}, {'cq': cq}, {'pd': pd, 'cq': cq}):
+        test_fuzz.fuzz_callable(functools.partial(o.init_obj, **kw),
+                                max_args=1)
+    test_fuzz.fuzz_callable(functools.partial(dv.Mlx5CQ, ctx), max_args=2)
+    test_fuzz.fuzz_callable(functools.partial(cr.Mlx5DEKInitAttr, pd),
+                            max_args=3)
+    cq.close()
+
+
 RXE_PROBE = r'''
 import sys
 from pyverbs.device import Context
