@@ -211,6 +211,13 @@ def test_argument_types():
         cr.Mlx5DEK(None, None)
     with pytest.raises(TypeError):
         cr.Mlx5CryptoLogin(None, None)
+    # upstream's keyword names parse (the first argument is then refused)
+    with pytest.raises(TypeError, match="Argument 'context'"):
+        cr.Mlx5CryptoLogin(context=None, crypto_attr=None)
+    with pytest.raises(TypeError, match="Argument 'ctx'"):
+        cr.Mlx5DEK(ctx=None, dek_init_attr=None)
+    with pytest.raises(TypeError, match="Argument 'ctx'"):
+        dv.Mlx5Context.crypto_login(ctx=None, login_attr=None)
 
 
 def test_dvobj_checks_every_type_bit():
@@ -302,6 +309,13 @@ def test_static_methods_on_a_plain_context(ctx, pd):
     # upstream's cq= and qp= forms raise AttributeError; here they work
     _eopnotsupp(lambda: ob.Mlx5DvObj(dve.MLX5DV_OBJ_CQ, cq=cq),
                 'Failed to initialize Mlx5DvObj')
+    from pyverbs.qp import QP, QPCap, QPInitAttr
+    import pyverbs.enums as e
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+    _eopnotsupp(lambda: ob.Mlx5DvObj(dve.MLX5DV_OBJ_QP, qp=qp),
+                'Failed to initialize Mlx5DvObj')
+    qp.close()
     with pytest.raises(TypeError, match='expected pyverbs.providers.mlx5.'
                        'mlx5dv.Mlx5Context, got pyverbs.device.Context'):
         dv.Mlx5CQ(ctx, CqInitAttrEx(), dv.Mlx5DVCQInitAttr())
@@ -312,6 +326,28 @@ def test_static_methods_on_a_plain_context(ctx, pd):
     ctx.close()
     with pytest.raises(PyverbsUserError):
         M.query_mlx5_port(ctx, 1)
+
+
+def test_fuzz_with_live_objects(ctx, pd):
+    """Bad arguments next to a live Context, PD and CQ: exceptions only."""
+    import functools
+    import test_fuzz
+    from pyverbs.cq import CQ
+    cq = CQ(ctx, 8)
+    M = dv.Mlx5Context
+    for fn in (M.query_mlx5_port, M.reserved_qpn_dealloc,
+               M.device_timestamp_to_ns, M.crypto_login, M.reserved_qpn_alloc,
+               M.query_login_state, M.crypto_logout, dv.Mlx5VAR, dv.Mlx5UAR,
+               dv.Mlx5PP, cr.Mlx5CryptoLogin, cr.Mlx5DEK):
+        test_fuzz.fuzz_callable(functools.partial(fn, ctx), max_args=2)
+    o = ob.Mlx5DvObj()
+    for kw in ({'pd': pd}, {'cq': cq}, {'pd': pd, 'cq': cq}):
+        test_fuzz.fuzz_callable(functools.partial(o.init_obj, **kw),
+                                max_args=1)
+    test_fuzz.fuzz_callable(functools.partial(dv.Mlx5CQ, ctx), max_args=2)
+    test_fuzz.fuzz_callable(functools.partial(cr.Mlx5DEKInitAttr, pd),
+                            max_args=3)
+    cq.close()
 
 
 RXE_PROBE = r'''
@@ -353,7 +389,8 @@ from pyverbs.cq import CqInitAttrEx
 from pyverbs.pyverbs_error import PyverbsRDMAError
 import pyverbs.providers.mlx5.mlx5_enums as dve
 from pyverbs.providers.mlx5.mlx5dv import (Mlx5Context, Mlx5DVContextAttr,
-                                           Mlx5DVCQInitAttr, Mlx5CQ)
+                                           Mlx5DVCQInitAttr, Mlx5CQ, Mlx5VAR,
+                                           Mlx5PP, Mlx5UAR)
 
 ctx = Mlx5Context(Mlx5DVContextAttr(dve.MLX5DV_CONTEXT_FLAGS_DEVX, 0),
                   sys.argv[1])
@@ -371,7 +408,8 @@ attr = Mlx5DVCQInitAttr(
     dve.MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE,
     cqe_comp_res_format=dve.MLX5DV_CQE_RES_FORMAT_HASH, cqe_size=128)
 cq = Mlx5CQ(ctx, CqInitAttrEx(cqe=16), attr)
-print(cq.cqe >= 16)
+lines = str(cq).splitlines()       # the handle is the kernel's
+print(lines[0], lines[1].split(':')[0], lines[2])
 cq.close()
 cq = Mlx5CQ(ctx, CqInitAttrEx(cqe=8, wc_flags=1), None)
 cq.close()
@@ -380,11 +418,31 @@ try:
     Mlx5CQ(ctx, CqInitAttrEx(cqe=8), attr)
 except PyverbsRDMAError as ex:
     print('cq error', ex.error_code, str(ex).splitlines()[0])
+left = Mlx5CQ(ctx, CqInitAttrEx(cqe=4), None)   # closed with ctx
+var = Mlx5VAR(ctx, 0)
+print(var.page_id, var.length, var.mmap_off, var.comp_mask)
+print(var)
+pp = Mlx5PP(ctx, bytes(range(16)), 1)
+print(pp.index)
+uar = Mlx5UAR(ctx, 1)
+print(uar.page_id, uar.mmap_off, uar.comp_mask, uar.reg_addr)
+var.close()
+pp.close()
+uar.close()
+var.close()
+if len(sys.argv) > 2:       # pyverbs-c only: the Context closes them
+    kept = [Mlx5VAR(ctx), Mlx5PP(ctx, b'\x01' * 8), Mlx5UAR(ctx), left]
 try:
     Mlx5Context.reserved_qpn_alloc(ctx)
 except PyverbsRDMAError as ex:
     print('qpn error', ex.error_code)
 ctx.close()
+if len(sys.argv) > 2:
+    print('closed', [o.closed for o in kept])
+    try:
+        kept[0].page_id
+    except Exception as ex:
+        print(type(ex).__name__)
 print('done')
 '''
 
@@ -410,6 +468,27 @@ def test_double_context_reaches_libmlx5(double, dev_name, tmp_path):
     assert 'dv=NULL' in log
     assert 'cq error 22 Failed to create MLX5 CQ.' in r.stdout
     assert 'qpn error 95' in r.stdout
+    for line in ('mlx5dv_alloc_var ctx#1 flags=0x0 -> var#1',
+                 'mlx5dv_pp_alloc ctx#1 size=16 sum=120 flags=0x1 -> pp#2',
+                 'mlx5dv_devx_alloc_uar ctx#1 flags=0x1 -> uar#3',
+                 'mlx5dv_free_var var#1', 'mlx5dv_pp_free pp#2',
+                 'mlx5dv_devx_free_uar uar#3'):
+        assert line in log.splitlines()
+    assert log.count('mlx5dv_free_var') == 1      # close() twice: one free
+    # closing the Context frees what is left open on it, once
+    r3, log3 = td.run_under_double(double, dev_name,
+                                   [str(script), dev_name, 'ours'],
+                                   tmp_path, name='log3')
+    assert r3.returncode == 0, r3.stderr + log3
+    assert "closed [True, True, True, True]\nPyverbsUserError\n" \
+        in r3.stdout
+    extra = [ln for ln in log3.splitlines() if ln not in log.splitlines()]
+    assert sorted(extra) == sorted([
+        'mlx5dv_alloc_var ctx#1 flags=0x0 -> var#4',
+        'mlx5dv_pp_alloc ctx#1 size=8 sum=8 flags=0x0 -> pp#5',
+        'mlx5dv_devx_alloc_uar ctx#1 flags=0x0 -> uar#6',
+        'mlx5dv_free_var var#4', 'mlx5dv_pp_free pp#5',
+        'mlx5dv_devx_free_uar uar#6']), extra
     ref = ref_compare.reference_path()
     if not (os.path.exists(ref_compare.REFERENCE_PYTHON) and
             os.path.isdir(os.path.join(ref, 'pyverbs'))):
@@ -422,3 +501,53 @@ def test_double_context_reaches_libmlx5(double, dev_name, tmp_path):
     assert r2.returncode == 0, r2.stderr + log2
     assert r.stdout == r2.stdout
     assert log.splitlines() == log2.splitlines()
+
+
+# ------------------------------------------------------------ link check
+
+# The libmlx5 entry points this family calls, with the version upstream
+# pyverbs 44 binds (MLX5.md 1): none newer than MLX5_1.24 (Debian 12).
+CTX_SYMBOLS = {
+    'mlx5dv_is_supported': 'MLX5_1.8', 'mlx5dv_open_device': 'MLX5_1.7',
+    'mlx5dv_query_device': 'MLX5_1.0', '_mlx5dv_query_port': 'MLX5_1.19',
+    'mlx5dv_reserved_qpn_alloc': 'MLX5_1.18',
+    'mlx5dv_reserved_qpn_dealloc': 'MLX5_1.18',
+    'mlx5dv_crypto_login': 'MLX5_1.21',
+    'mlx5dv_crypto_login_query_state': 'MLX5_1.21',
+    'mlx5dv_crypto_logout': 'MLX5_1.21',
+    'mlx5dv_crypto_login_create': 'MLX5_1.24',
+    'mlx5dv_crypto_login_query': 'MLX5_1.24',
+    'mlx5dv_crypto_login_destroy': 'MLX5_1.24',
+    'mlx5dv_dek_create': 'MLX5_1.21', 'mlx5dv_dek_query': 'MLX5_1.21',
+    'mlx5dv_dek_destroy': 'MLX5_1.21',
+    'mlx5dv_devx_general_cmd': 'MLX5_1.7',
+    'mlx5dv_devx_query_eqn': 'MLX5_1.7',
+    'mlx5dv_get_clock_info': 'MLX5_1.4', 'mlx5dv_create_cq': 'MLX5_1.1',
+    'mlx5dv_alloc_var': 'MLX5_1.12', 'mlx5dv_free_var': 'MLX5_1.12',
+    'mlx5dv_pp_alloc': 'MLX5_1.13', 'mlx5dv_pp_free': 'MLX5_1.13',
+    'mlx5dv_devx_alloc_uar': 'MLX5_1.7', 'mlx5dv_devx_free_uar': 'MLX5_1.7',
+    'mlx5dv_init_obj': 'MLX5_1.2',
+    'mlx5dv_get_vfio_device_list': 'MLX5_1.21',
+    'mlx5dv_vfio_get_events_fd': 'MLX5_1.21',
+    'mlx5dv_vfio_process_events': 'MLX5_1.21',
+}
+
+
+def test_link_versions():
+    import re
+    import shutil
+    import subprocess
+    objdump = shutil.which('objdump')
+    if not objdump:
+        pytest.skip('objdump (binutils) is needed for the link check')
+    out = subprocess.run([objdump, '-T', _verbs.__file__], check=True,
+                         capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        m = re.search(r'\(?(MLX5_1\.(\d+))\)?\s+(\S+)$', line)
+        if m:
+            found[m.group(3)] = m.group(1)
+            assert int(m.group(2)) <= 24, line
+    assert not [s for s in found if s.startswith('mlx5dv_wr_')]
+    for sym, ver in CTX_SYMBOLS.items():
+        assert found.get(sym) == ver, (sym, found.get(sym))

@@ -688,6 +688,134 @@ struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *c,
 	return cq;
 }
 
+/*
+ * VAR, packet pacing and UAR on the double's contexts: plain allocations
+ * with canned values, logged with symbolic ids; their frees are logged and
+ * only objects the double made are freed here.
+ */
+struct fres {
+	void *obj;
+	int id;
+};
+static struct fres fress[MAX_OBJS];
+static int nfres;
+
+static int fres_add(void *obj)
+{
+	if (nfres >= MAX_OBJS)
+		abort();
+	fress[nfres].obj = obj;
+	fress[nfres].id = nfres + 1;
+	return fress[nfres++].id;
+}
+
+/* The id of obj (0: not the double's); forgets it when take. */
+static int fres_take(void *obj)
+{
+	for (int i = 0; i < nfres; i++)
+		if (fress[i].obj == obj) {
+			fress[i].obj = NULL;
+			return fress[i].id;
+		}
+	return 0;
+}
+
+struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *c, uint32_t flags)
+{
+	struct mlx5dv_var *v;
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_alloc_var, "MLX5_1.12")(c, flags);
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		abort();
+	v->page_id = 17;
+	v->length = 4096;
+	v->mmap_off = 0x30000;
+	v->comp_mask = 0;
+	plog("mlx5dv_alloc_var ctx#%d flags=0x%x -> var#%d", id, flags,
+	     fres_add(v));
+	return v;
+}
+
+void mlx5dv_free_var(struct mlx5dv_var *v)
+{
+	int id = fres_take(v);
+
+	if (!id) {
+		REAL(mlx5dv_free_var, "MLX5_1.12")(v);
+		return;
+	}
+	plog("mlx5dv_free_var var#%d", id);
+	free(v);
+}
+
+struct mlx5dv_pp *mlx5dv_pp_alloc(struct ibv_context *c, size_t sz,
+				  const void *pp_context, uint32_t flags)
+{
+	const unsigned char *b = pp_context;
+	struct mlx5dv_pp *p;
+	unsigned int sum = 0;
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_pp_alloc, "MLX5_1.13")(c, sz, pp_context,
+							   flags);
+	for (size_t i = 0; i < sz; i++)	/* the whole context is readable */
+		sum += b[i];
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		abort();
+	p->index = 5;
+	plog("mlx5dv_pp_alloc ctx#%d size=%zu sum=%u flags=0x%x -> pp#%d", id,
+	     sz, sum, flags, fres_add(p));
+	return p;
+}
+
+void mlx5dv_pp_free(struct mlx5dv_pp *p)
+{
+	int id = fres_take(p);
+
+	if (!id) {
+		REAL(mlx5dv_pp_free, "MLX5_1.13")(p);
+		return;
+	}
+	plog("mlx5dv_pp_free pp#%d", id);
+	free(p);
+}
+
+struct mlx5dv_devx_uar *mlx5dv_devx_alloc_uar(struct ibv_context *c,
+					      uint32_t flags)
+{
+	struct mlx5dv_devx_uar *u;
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_devx_alloc_uar, "MLX5_1.7")(c, flags);
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		abort();
+	u->page_id = 9;
+	u->mmap_off = 0x40000;
+	u->comp_mask = 0;
+	plog("mlx5dv_devx_alloc_uar ctx#%d flags=0x%x -> uar#%d", id, flags,
+	     fres_add(u));
+	return u;
+}
+
+void mlx5dv_devx_free_uar(struct mlx5dv_devx_uar *u)
+{
+	int id = fres_take(u);
+
+	if (!id) {
+		REAL(mlx5dv_devx_free_uar, "MLX5_1.7")(u);
+		return;
+	}
+	plog("mlx5dv_devx_free_uar uar#%d", id);
+	free(u);
+}
+
 /* ------------------------------------------------------------ mlx5objs */
 /*
  * DevX objects, EQs, UMEMs, MSI vectors and scheduling elements on the

@@ -111,8 +111,8 @@ static int mca_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 static PyType_Slot mca_slots[] = {
 	{ Py_tp_doc, "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
-		     "How to open an mlx5 device (struct mlx5dv_context_attr): "
-		     "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...)." },
+		    "How to open an mlx5 device (struct mlx5dv_context_attr): "
+		    "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, mca_init },
 	{ Py_tp_getset, NULL },
@@ -264,23 +264,12 @@ int pv_mlx5_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot mdc_slots[] = {
-	{ Py_tp_doc, "Mlx5DVContext()\n--\n\n"
-		     "mlx5-specific device capabilities (struct "
-		     "mlx5dv_context), as Mlx5Context.query_mlx5_device() "
-		     "returns them." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, pv_mlx5_noargs_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec mdc_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContext",
-	.basicsize = sizeof(struct mlx5_dv_ctx),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mdc_slots,
-};
+PV_MLX5_ANSWER_SPEC(mdc, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContext",
+		    struct mlx5_dv_ctx,
+		    "Mlx5DVContext()\n--\n\n"
+		    "mlx5-specific device capabilities (struct "
+		    "mlx5dv_context), as Mlx5Context.query_mlx5_device() "
+		    "returns them.");
 
 /* ---- Mlx5DVPortAttr (mlx5dv_query_port's answer) ---- */
 
@@ -303,22 +292,11 @@ static const struct pv_field mpa_fields[] = {
 };
 #undef MPA
 
-static PyType_Slot mpa_slots[] = {
-	{ Py_tp_doc, "Mlx5DVPortAttr()\n--\n\n"
-		     "mlx5-specific port attributes (struct mlx5dv_port), as "
-		     "Mlx5Context.query_mlx5_port() returns them." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, pv_mlx5_noargs_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec mpa_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVPortAttr",
-	.basicsize = sizeof(struct mlx5_port_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mpa_slots,
-};
+PV_MLX5_ANSWER_SPEC(mpa, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVPortAttr",
+		    struct mlx5_port_attr,
+		    "Mlx5DVPortAttr()\n--\n\n"
+		    "mlx5-specific port attributes (struct mlx5dv_port), as "
+		    "Mlx5Context.query_mlx5_port() returns them.");
 
 /* ---- Mlx5Context ---- */
 
@@ -726,9 +704,9 @@ static PyObject *mctx_repr(PyObject *obj)
 
 static PyType_Slot mctx_slots[] = {
 	{ Py_tp_doc, "Mlx5Context(attr, name='')\n--\n\n"
-		     "An mlx5 device opened with mlx5dv_open_device() and the "
-		     "Mlx5DVContextAttr attr.  A device that is not mlx5 "
-		     "raises PyverbsUserError('This is not an MLX5 device')." },
+		    "An mlx5 device opened with mlx5dv_open_device() and the "
+		    "Mlx5DVContextAttr attr.  A device that is not mlx5 "
+		    "raises PyverbsUserError('This is not an MLX5 device')." },
 	{ Py_tp_init, mctx_init },
 	{ Py_tp_methods, mctx_methods },
 	{ Py_tp_repr, mctx_repr },

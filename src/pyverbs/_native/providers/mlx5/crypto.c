@@ -139,11 +139,11 @@ static PyGetSetDef cla_extra[] = {
 
 static PyType_Slot cla_slots[] = {
 	{ Py_tp_doc, "Mlx5CryptoLoginAttr(credential, credential_id=0, "
-		     "import_kek_id=0)\n--\n\n"
-		     "A crypto login (struct mlx5dv_crypto_login_attr): the "
-		     "credential (48 bytes, wrapped with the import KEK) and "
-		     "the indexes of the credential and of the import KEK "
-		     "stored on the device." },
+		    "import_kek_id=0)\n--\n\n"
+		    "A crypto login (struct mlx5dv_crypto_login_attr): the "
+		    "credential (48 bytes, wrapped with the import KEK) and "
+		    "the indexes of the credential and of the import KEK "
+		    "stored on the device." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, cla_init },
 	{ Py_tp_getset, NULL },
@@ -235,10 +235,10 @@ PV_OSLOTS_GC(cela, cela_oslots)
 
 static PyType_Slot cela_slots[] = {
 	{ Py_tp_doc, "Mlx5CryptoExtLoginAttr(credential, credential_len, "
-		     "credential_id=0, import_kek_id=0)\n--\n\n"
-		     "A crypto login object's attributes (struct "
-		     "mlx5dv_crypto_login_attr_ex): credential_len bytes of "
-		     "the credential are used." },
+		    "credential_id=0, import_kek_id=0)\n--\n\n"
+		    "A crypto login object's attributes (struct "
+		    "mlx5dv_crypto_login_attr_ex): credential_len bytes of "
+		    "the credential are used." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, cela_init },
 	{ Py_tp_getset, NULL },
@@ -279,7 +279,7 @@ static int cl_destroy(struct pv_obj *o)
 
 static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "context", "login_attr", NULL };
+	static char *kwlist[] = { "context", "crypto_attr", NULL };
 	struct crypto_login *self = (struct crypto_login *)obj;
 	struct mlx5dv_crypto_login_attr_ex a;
 	struct crypto_ext_login_attr *la;
@@ -298,7 +298,7 @@ static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	if (!PyObject_TypeCheck(lao, cela_type)) {
 		PyErr_Format(PyExc_TypeError,
-			     "Argument 'login_attr' has incorrect type "
+			     "Argument 'crypto_attr' has incorrect type "
 			     "(expected %s, got %.200s)", cela_spec.name,
 			     Py_TYPE(lao)->tp_name);
 		return -1;
@@ -351,9 +351,9 @@ static PyMethodDef cl_methods[] = {
 };
 
 static PyType_Slot cl_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoLogin(context, login_attr)\n--\n\n"
-		     "A crypto login object (mlx5dv_crypto_login_create) of "
-		     "an Mlx5CryptoExtLoginAttr, for DEKs created under it." },
+	{ Py_tp_doc, "Mlx5CryptoLogin(context, crypto_attr)\n--\n\n"
+		    "A crypto login object (mlx5dv_crypto_login_create) of "
+		    "an Mlx5CryptoExtLoginAttr, for DEKs created under it." },
 	{ Py_tp_init, cl_init },
 	{ Py_tp_methods, cl_methods },
 	PV_CM_SLOTS,
@@ -469,10 +469,10 @@ PV_OSLOTS_GC(dia, dia_oslots)
 
 static PyType_Slot dia_slots[] = {
 	{ Py_tp_doc, "Mlx5DEKInitAttr(pd, key_size, has_keytag=False, "
-		     "key_purpose=0, opaque=bytes(), key=bytes(), "
-		     "comp_mask=0, crypto_login=None)\n--\n\n"
-		     "How to create a DEK (struct mlx5dv_dek_init_attr): "
-		     "opaque is at most 8 bytes, key (wrapped) at most 128." },
+		    "key_purpose=0, opaque=bytes(), key=bytes(), "
+		    "comp_mask=0, crypto_login=None)\n--\n\n"
+		    "How to create a DEK (struct mlx5dv_dek_init_attr): "
+		    "opaque is at most 8 bytes, key (wrapped) at most 128." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, dia_init },
 	{ Py_tp_getset, NULL },
@@ -512,22 +512,11 @@ static PyGetSetDef da_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot da_slots[] = {
-	{ Py_tp_doc, "Mlx5DEKAttr()\n--\n\n"
-		     "A DEK's state (struct mlx5dv_dek_attr), as "
-		     "Mlx5DEK.query() returns it." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, pv_mlx5_noargs_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec da_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKAttr",
-	.basicsize = sizeof(struct dek_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = da_slots,
-};
+PV_MLX5_ANSWER_SPEC(da, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKAttr",
+		    struct dek_attr,
+		    "Mlx5DEKAttr()\n--\n\n"
+		    "A DEK's state (struct mlx5dv_dek_attr), as "
+		    "Mlx5DEK.query() returns it.");
 
 /* ---- Mlx5DEK ---- */
 
@@ -644,8 +633,8 @@ static PyMethodDef dek_methods[] = {
 
 static PyType_Slot dek_slots[] = {
 	{ Py_tp_doc, "Mlx5DEK(ctx, dek_init_attr)\n--\n\n"
-		     "A data encryption key (mlx5dv_dek_create).  Closing its "
-		     "PD or its crypto login closes it first." },
+		    "A data encryption key (mlx5dv_dek_create).  Closing its "
+		    "PD or its crypto login closes it first." },
 	{ Py_tp_init, dek_init },
 	{ Py_tp_methods, dek_methods },
 	PV_CM_SLOTS,
@@ -752,12 +741,12 @@ PV_OSLOTS_GC(ca, ca_oslots)
 
 static PyType_Slot ca_slots[] = {
 	{ Py_tp_doc, "Mlx5CryptoAttr(crypto_standard=0, encrypt_on_tx=False, "
-		     "signature_crypto_order=0, data_unit_size=0, "
-		     "initial_tweak=bytes(), dek=None, keytag=bytes(), "
-		     "comp_mask=0)\n--\n\n"
-		     "The crypto attributes of an mkey (struct "
-		     "mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "
-		     "initial_tweak is at most 16 bytes, keytag at most 8." },
+		    "signature_crypto_order=0, data_unit_size=0, "
+		    "initial_tweak=bytes(), dek=None, keytag=bytes(), "
+		    "comp_mask=0)\n--\n\n"
+		    "The crypto attributes of an mkey (struct "
+		    "mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "
+		    "initial_tweak is at most 16 bytes, keytag at most 8." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, ca_init },
 	{ Py_tp_getset, NULL },

@@ -36,6 +36,25 @@ int pv_mlx5_is_minus_one(PyObject *v);
 /* context.c: bytes(in) of a DevX/PP input (bytes or __bytes__; an int is
  * refused with TypeError); a new reference or NULL. */
 PyObject *pv_mlx5_mailbox_in(PyObject *in);
+/*
+ * The slots and spec (var_slots, var_spec) of a plain-data type whose
+ * instances answer a query (no constructor arguments; struct st; Python
+ * name pyname, dotted), for pv_add_data_type().
+ */
+#define PV_MLX5_ANSWER_SPEC(var, pyname, st, doc)                       \
+	static PyType_Slot var##_slots[] = {                            \
+		{ Py_tp_doc, doc },                                     \
+		{ Py_tp_new, PyType_GenericNew },                       \
+		{ Py_tp_init, pv_mlx5_noargs_init },                    \
+		{ Py_tp_getset, NULL },                                 \
+		{ 0, NULL }                                             \
+	};                                                              \
+	static PyType_Spec var##_spec = {                               \
+		.name = pyname,                                         \
+		.basicsize = sizeof(st),                                \
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
+		.slots = var##_slots,                                   \
+	}
 /* crypto.c: the struct of the Mlx5CryptoLoginAttr o; 0, or -1 with
  * TypeError. */
 int pv_mlx5_crypto_login_attr_get(PyObject *o,

@@ -85,30 +85,23 @@ static const struct pv_field dvsrq_fields[] = {
 	PV_FIELD_END
 };
 
-#define DV_VIEW_SPEC(var, pyname, st, doc)                              \
-	static PyType_Slot var##_slots[] = {                            \
-		{ Py_tp_doc, pyname "()\n--\n\n" doc },                 \
-		{ Py_tp_new, PyType_GenericNew },                       \
-		{ Py_tp_init, pv_mlx5_noargs_init },                    \
-		{ Py_tp_getset, NULL },                                 \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec var##_spec = {                               \
-		.name = "pyverbs.providers.mlx5.mlx5dv_objects." pyname, \
-		.basicsize = sizeof(st),                                \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
-		.slots = var##_slots,                                   \
-	}
-
-DV_VIEW_SPEC(dvcq, "Mlx5DvCQ", struct dv_cq,
-	     "A CQ as mlx5dv_init_obj() describes it (struct mlx5dv_cq).");
-DV_VIEW_SPEC(dvqp, "Mlx5DvQP", struct dv_qp,
-	     "A QP as mlx5dv_init_obj() describes it (struct mlx5dv_qp).");
-DV_VIEW_SPEC(dvpd, "Mlx5DvPD", struct dv_pd,
-	     "A PD as mlx5dv_init_obj() describes it (struct mlx5dv_pd).");
-DV_VIEW_SPEC(dvsrq, "Mlx5DvSRQ", struct dv_srq,
-	     "An SRQ as mlx5dv_init_obj() describes it (struct "
-	     "mlx5dv_srq).");
+#define DV_MOD "pyverbs.providers.mlx5.mlx5dv_objects."
+PV_MLX5_ANSWER_SPEC(dvcq, DV_MOD "Mlx5DvCQ", struct dv_cq,
+		    "Mlx5DvCQ()\n--\n\n"
+		    "A CQ as mlx5dv_init_obj() describes it (struct "
+		    "mlx5dv_cq).");
+PV_MLX5_ANSWER_SPEC(dvqp, DV_MOD "Mlx5DvQP", struct dv_qp,
+		    "Mlx5DvQP()\n--\n\n"
+		    "A QP as mlx5dv_init_obj() describes it (struct "
+		    "mlx5dv_qp).");
+PV_MLX5_ANSWER_SPEC(dvpd, DV_MOD "Mlx5DvPD", struct dv_pd,
+		    "Mlx5DvPD()\n--\n\n"
+		    "A PD as mlx5dv_init_obj() describes it (struct "
+		    "mlx5dv_pd).");
+PV_MLX5_ANSWER_SPEC(dvsrq, DV_MOD "Mlx5DvSRQ", struct dv_srq,
+		    "Mlx5DvSRQ()\n--\n\n"
+		    "An SRQ as mlx5dv_init_obj() describes it (struct "
+		    "mlx5dv_srq).");
 
 /* ---- Mlx5DvObj ---- */
 
