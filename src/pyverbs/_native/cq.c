@@ -1014,30 +1014,17 @@ static PyType_Spec tmi_spec = {
 static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "context", "init_attr", NULL };
-	PyObject *ctxo, *ia = Py_None;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:CQEX", kwlist, &ctxo,
-					 &ia))
-		return -1;
-	return pv_cqex_setup(obj, ctxo, ia, NULL);
-}
-
-PyTypeObject *pv_cqex_type(void)
-{
-	return cqex_type;
-}
-
-int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
-		  const struct pv_cq_hook *hook)
-{
 	struct pv_cq *self = (struct pv_cq *)obj;
-	PyObject *channel = Py_None, *pd = Py_None;
+	PyObject *ctxo, *ia = Py_None, *channel = Py_None, *pd = Py_None;
 	struct ibv_cq_init_attr_ex a = { .cqe = 100 };
 	struct pv_alloc_guard guard;
 	struct pv_obj *uses[2];
 	struct pv_context *ctx;
 	PyObject *cq_context = NULL;
 
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:CQEX", kwlist, &ctxo,
+					 &ia))
+		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("CQEX is already initialised");
 		return -1;
@@ -1089,14 +1076,10 @@ int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
 	uses[1] = channel == Py_None ? NULL : PV_OBJ(channel);
 	pv_alloc_guard_begin(&guard, pd == Py_None ? NULL : (struct pv_pd *)pd,
 			     uses, 2);
-	if (hook) {
-		self->cq_ex = hook->create(hook, ctx->ctx, &a);
-	} else {
-		self->cq_ex = ibv_create_cq_ex(ctx->ctx, &a);
-		if (!self->cq_ex)
-			pv_raise_errno("ibv_create_cq_ex",
-				       "Failed to create extended CQ");
-	}
+	self->cq_ex = ibv_create_cq_ex(ctx->ctx, &a);
+	if (!self->cq_ex)
+		pv_raise_errno("ibv_create_cq_ex",
+			       "Failed to create extended CQ");
 	pv_alloc_guard_end(&guard, !self->cq_ex);
 	if (!self->cq_ex)
 		return -1;

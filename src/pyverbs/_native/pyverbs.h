@@ -774,26 +774,6 @@ struct pv_cq {
 struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what);
 /* Is o a CQ or a CQEX (open or not)? */
 int pv_is_cq(PyObject *o);
-/* The CQEX type (the base of the provider CQs). */
-PyTypeObject *pv_cqex_type(void);
-/*
- * The creation hook of the provider CQs (EfaCQ, Mlx5CQ, ...): their
- * __init__ checks its own arguments, then calls pv_cqex_setup() with those
- * of CQEX(context, init_attr) (init_attr a CqInitAttrEx, or None for the
- * defaults).  It does all that CQEX() does (checks, the channel and
- * ParentDomain, the guard, the parent links), with hook->create() as the
- * creation call when hook is not NULL: it gets the filled struct
- * ibv_cq_init_attr_ex and returns the new CQ, or NULL with an exception
- * set.  hook->arg is the hook's own.  Returns 0 or -1.
- */
-struct pv_cq_hook {
-	struct ibv_cq_ex *(*create)(const struct pv_cq_hook *hook,
-				    struct ibv_context *ctx,
-				    struct ibv_cq_init_attr_ex *a);
-	void *arg;
-};
-int pv_cqex_setup(PyObject *obj, PyObject *context, PyObject *init_attr,
-		  const struct pv_cq_hook *hook);
 
 /* cq.c: a work completion, plain data */
 struct pv_wc {
@@ -1016,38 +996,6 @@ struct pv_qp {
 /* qp.c: the slots of QP, which QPEx (qpex.c) and provider QPs extend. */
 int pv_qp_destroy(struct pv_obj *o);
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw);
-
-/*
- * Creation hooks of the provider QPs (SRDQP, SRDQPEx, Mlx5QP, ...): their
- * __init__ checks its own arguments, then calls pv_qp_setup() (a QP
- * subclass) or pv_qpx_setup() (a QPEx subclass) with the arguments of
- * QP(creator, init_attr, qp_attr).  These do all that QP()/QPEx() do (the
- * checks of the objects in init_attr, filling its C pointers, the
- * ParentDomain guard, the parent links, qp_ex from send_ops_flags, the
- * optional moves with qp_attr), except the creation call, which is
- * hook->create() when hook is not NULL:
- *   - ctx is the Context's ibv_context;
- *   - on a PD (init_attr a QPInitAttr) pd is its ibv_pd and a a struct
- *     ibv_qp_init_attr *;
- *   - on a Context (a QPInitAttrEx) pd is the PD of init_attr or NULL, and
- *     a a struct ibv_qp_init_attr_ex *;
- *   - it returns the new QP, or NULL with an exception set (the hook
- *     raises, with its own message: pv_raise_errno(...)).
- * hook->arg is the hook's own (the Python object, its dv attributes...).
- * hook->masks, when not NULL, replaces the qp_type's to_init/to_rtr/to_rts
- * masks (struct pv_qp.masks).  Each returns 0 or -1.
- */
-struct pv_qp_hook {
-	struct ibv_qp *(*create)(const struct pv_qp_hook *hook,
-				 struct ibv_context *ctx, struct ibv_pd *pd,
-				 void *a);
-	void *arg;
-	const int *masks;
-};
-int pv_qp_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
-		PyObject *qp_attr, const struct pv_qp_hook *hook);
-int pv_qpx_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
-		 PyObject *qp_attr, const struct pv_qp_hook *hook);
 int pv_qp_traverse(PyObject *obj, visitproc visit, void *arg);
 int pv_qp_clear(PyObject *obj);
 

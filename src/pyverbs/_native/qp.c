@@ -265,41 +265,8 @@ static struct pv_srq *qp_srq_arg(PyObject *v, struct pv_obj *ctx)
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
-	PyObject *creator, *init_attr, *qp_attr = Py_None;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:QP", kwlist, &creator,
-					 &init_attr, &qp_attr))
-		return -1;
-	return pv_qp_setup(obj, creator, init_attr, qp_attr, NULL);
-}
-
-/* The creation call of QP(): ibv_create_qp() on a PD, ibv_create_qp_ex()
- * on a Context; or the provider's (hook). */
-static struct ibv_qp *qp_create(const struct pv_qp_hook *hook,
-				struct pv_obj *ctx, struct pv_pd *pd, void *a,
-				int is_ex)
-{
-	struct ibv_context *c = ((struct pv_context *)ctx)->ctx;
-	struct ibv_qp *qp;
-
-	if (hook)
-		return hook->create(hook, c, pd ? pd->pd : NULL, a);
-	if (is_ex) {
-		qp = ibv_create_qp_ex(c, a);
-		if (!qp)
-			pv_raise_errno("ibv_create_qp_ex", "Failed to create QP");
-	} else {
-		qp = ibv_create_qp(pd->pd, a);
-		if (!qp)
-			pv_raise_errno("ibv_create_qp", "Failed to create QP");
-	}
-	return qp;
-}
-
-int pv_qp_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
-		PyObject *qp_attr, const struct pv_qp_hook *hook)
-{
 	struct pv_qp *self = (struct pv_qp *)obj;
+	PyObject *creator, *init_attr, *qp_attr = Py_None;
 	PyObject *scq_o, *rcq_o, *srq_o, *qp_context, *pd_o = Py_None;
 	struct pv_obj *ctx, *links[8], *uses[6];
 	struct pv_alloc_guard guard;
@@ -312,6 +279,9 @@ int pv_qp_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
 	struct pv_qp_attr *qa = NULL;
 	int nlinks = 0, i, is_ex;
 
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:QP", kwlist, &creator,
+					 &init_attr, &qp_attr))
+		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("QP is already initialised");
 		return -1;
@@ -415,9 +385,11 @@ int pv_qp_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		a->rwq_ind_tbl = ind ? ind->tbl : NULL;
 		a->rx_hash_conf = rx;
 		a->pd = pd ? pd->pd : NULL;
-		self->qp = qp_create(hook, ctx, pd, a, 1);
+		self->qp = ibv_create_qp_ex(((struct pv_context *)ctx)->ctx, a);
 		/* the key belongs to the RxHashConf: no pointer left here */
 		memset(&a->rx_hash_conf, 0, sizeof(a->rx_hash_conf));
+		if (!self->qp)
+			pv_raise_errno("ibv_create_qp_ex", "Failed to create QP");
 		pv_alloc_guard_end(&guard, !self->qp);
 		if (!self->qp)
 			return -1;
@@ -436,7 +408,9 @@ int pv_qp_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
 		a->srq = srq ? srq->srq : NULL;
-		self->qp = qp_create(hook, ctx, pd, a, 0);
+		self->qp = ibv_create_qp(pd->pd, a);
+		if (!self->qp)
+			pv_raise_errno("ibv_create_qp", "Failed to create QP");
 		pv_alloc_guard_end(&guard, !self->qp);
 		if (!self->qp)
 			return -1;
@@ -464,7 +438,6 @@ int pv_qp_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
 	self->ind_table = ind;
 	self->srq = srq;
 	self->qp_type = self->qp->qp_type;
-	self->masks = hook ? hook->masks : NULL;
 	pv_set_slot(&self->qp_context, qp_context ? qp_context : Py_None);
 	pv_obj_opened(&self->obj);
 
@@ -483,7 +456,7 @@ int pv_qp_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		default:
 			dst = QP_TO_INIT;
 		}
-		if ((!self->masks && qp_trans_mask(self->qp_type, dst) < 0) ||
+		if (qp_trans_mask(self->qp_type, dst) < 0 ||
 		    qp_to(self, qa, dst)) {
 			PyObject *et, *ev, *tb;
 

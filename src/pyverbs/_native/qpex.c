@@ -98,20 +98,13 @@ static int qpx_destroy(struct pv_obj *o)
 static int qpx_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
+	struct pv_qp_ex *self = QPX(obj);
 	PyObject *creator, *init_attr, *qp_attr = Py_None;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:QPEx", kwlist,
 					 &creator, &init_attr, &qp_attr))
 		return -1;
-	return pv_qpx_setup(obj, creator, init_attr, qp_attr, NULL);
-}
-
-int pv_qpx_setup(PyObject *obj, PyObject *creator, PyObject *init_attr,
-		 PyObject *qp_attr, const struct pv_qp_hook *hook)
-{
-	struct pv_qp_ex *self = QPX(obj);
-
-	if (pv_qp_setup(obj, creator, init_attr, qp_attr, hook))
+	if (pv_qp_init(obj, args, kw))
 		return -1;
 	self->qp.obj.destroy = qpx_destroy;
 	self->qpx = NULL;
