@@ -584,3 +584,106 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	}
 	return rc;
 }
+
+/* ------------------------------------------------------------ mlx5ctx */
+/*
+ * The context-wide queries and mlx5dv_create_cq on the contexts the double
+ * opened: canned, distinct values (so that both bindings' printouts can be
+ * compared), the requested comp_mask logged; a real rxe CQ underneath.
+ * Anything else goes to the real libmlx5 (EOPNOTSUPP on rxe).
+ */
+int mlx5dv_query_device(struct ibv_context *c, struct mlx5dv_context *attr)
+{
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_query_device, "MLX5_1.0")(c, attr);
+	plog("mlx5dv_query_device ctx#%d comp_mask=0x%llx", id,
+	     (unsigned long long)attr->comp_mask);
+	attr->version = 1;
+	attr->flags = MLX5DV_CONTEXT_FLAGS_CQE_V1 |
+		      MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW |
+		      MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
+	attr->comp_mask &= ~(uint64_t)MLX5DV_CONTEXT_MASK_DYN_BFREGS;
+	attr->cqe_comp_caps.max_num = 64;
+	attr->cqe_comp_caps.supported_format = MLX5DV_CQE_RES_FORMAT_HASH |
+					       MLX5DV_CQE_RES_FORMAT_CSUM;
+	attr->sw_parsing_caps.sw_parsing_offloads = MLX5DV_SW_PARSING |
+						    MLX5DV_SW_PARSING_LSO;
+	attr->sw_parsing_caps.supported_qpts = 1 << IBV_QPT_RAW_PACKET;
+	attr->striding_rq_caps.min_single_stride_log_num_of_bytes = 6;
+	attr->striding_rq_caps.max_single_stride_log_num_of_bytes = 13;
+	attr->striding_rq_caps.min_single_wqe_log_num_of_strides = 9;
+	attr->striding_rq_caps.max_single_wqe_log_num_of_strides = 16;
+	attr->striding_rq_caps.supported_qpts = (1 << IBV_QPT_RC) |
+						(1 << IBV_QPT_UD);
+	attr->tunnel_offloads_caps =
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE;
+	attr->max_dynamic_bfregs = 7;
+	attr->max_clock_info_update_nsec = 1000000123ULL;
+	attr->flow_action_flags = 1;
+	attr->dc_odp_caps = IBV_ODP_SUPPORT_SEND;
+	attr->num_lag_ports = 2;
+	attr->dci_streams_caps.max_log_num_concurent = 4;
+	attr->dci_streams_caps.max_log_num_errored = 3;
+	attr->max_wr_memcpy_length = 1 << 20;
+	attr->crypto_caps.failed_selftests = 5;
+	attr->crypto_caps.crypto_engines = 3;
+	attr->crypto_caps.wrapped_import_method = 1;
+	attr->crypto_caps.log_max_num_deks = 12;
+	attr->crypto_caps.flags = 6;
+	return 0;
+}
+
+int _mlx5dv_query_port(struct ibv_context *c, uint32_t port,
+		       struct mlx5dv_port *info, size_t info_len)
+{
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(_mlx5dv_query_port, "MLX5_1.19")(c, port, info,
+							      info_len);
+	plog("_mlx5dv_query_port ctx#%d port=%u info_len=%zu", id, port,
+	     info_len);
+	memset(info, 0, info_len);
+	info->flags = 0x5;
+	info->vport = 3;
+	info->vport_vhca_id = 4;
+	info->esw_owner_vhca_id = 5;
+	info->vport_steering_icm_rx = 0x1000;
+	info->vport_steering_icm_tx = 0x2000;
+	info->reg_c0.value = 0xab;
+	info->reg_c0.mask = 0xff;
+	return 0;
+}
+
+struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *c,
+				   struct ibv_cq_init_attr_ex *a,
+				   struct mlx5dv_cq_init_attr *dv)
+{
+	int id = ctx_id(c);
+	struct ibv_cq_ex *cq;
+
+	if (!id)
+		return REAL(mlx5dv_create_cq, "MLX5_1.1")(c, a, dv);
+	if (dv)
+		plog("mlx5dv_create_cq ctx#%d cqe=%u wc_flags=0x%llx "
+		     "comp_mask=0x%x dv.comp_mask=0x%llx "
+		     "dv.cqe_comp_res_format=0x%x dv.flags=0x%x "
+		     "dv.cqe_size=%u", id, a->cqe,
+		     (unsigned long long)a->wc_flags, a->comp_mask,
+		     (unsigned long long)dv->comp_mask,
+		     dv->cqe_comp_res_format, dv->flags, dv->cqe_size);
+	else
+		plog("mlx5dv_create_cq ctx#%d cqe=%u wc_flags=0x%llx "
+		     "comp_mask=0x%x dv=NULL", id, a->cqe,
+		     (unsigned long long)a->wc_flags, a->comp_mask);
+	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) &&
+	    dv->cqe_size != 64 && dv->cqe_size != 128) {
+		errno = EINVAL;	/* as libmlx5 */
+		return NULL;
+	}
+	cq = ibv_create_cq_ex(c, a);
+	return cq;
+}
