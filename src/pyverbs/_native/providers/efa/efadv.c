@@ -12,9 +12,9 @@
  *   EfaCQ(ctx, attr_ex, efa_init_attr)
  *                             a CQEX made by efadv_create_cq, with
  *                             read_sgid()
- * The QPs and the CQ go through the core's creation hooks (pv_qp_setup,
- * pv_qpx_setup, pv_cqex_setup), so their checks, parents and lifetime are
- * the core's.  libefa refuses a non-EFA device in every entry point
+ * The QPs and the CQ go through the core's creation hooks (struct
+ * pv_qp.create_on_pd, pv_qpx_create, pv_cqex_setup), so their checks,
+ * parents and lifetime are the core's.  libefa refuses a non-EFA device in every entry point
  * (EOPNOTSUPP) except efadv_cq_from_ibv_cq_ex(), a container_of: it is only
  * called on a CQ efadv_create_cq() just made.
  */
@@ -141,10 +141,9 @@ static PyType_Spec eah_spec = {
 /* SRDQP                                                               */
 /* ------------------------------------------------------------------ */
 
-/* pv_qp_hook.create of SRDQP: a is the struct ibv_qp_init_attr. */
-static struct ibv_qp *srd_create(const struct pv_qp_hook *hook,
-				 struct ibv_context *ctx, struct ibv_pd *pd,
-				 void *a)
+/* The creation call of SRDQP (struct pv_qp.create_on_pd). */
+static struct ibv_qp *srd_create(PyObject *self, struct ibv_pd *pd,
+				 struct ibv_qp_init_attr *a)
 {
 	struct ibv_qp *qp;
 
@@ -164,7 +163,6 @@ static struct ibv_qp *srd_create(const struct pv_qp_hook *hook,
 static int srd_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "pd", "init_attr", NULL };
-	const struct pv_qp_hook hook = { .create = srd_create };
 	PyObject *pd, *ia;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:SRDQP", kwlist, &pd,
@@ -173,7 +171,8 @@ static int srd_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (efa_arg(pd, pv.PD, "pd") ||
 	    efa_arg(ia, pv.QPInitAttr, "init_attr"))
 		return -1;
-	return pv_qp_setup(obj, pd, ia, Py_None, &hook);
+	((struct pv_qp *)obj)->create_on_pd = srd_create;
+	return pv_qp_create(obj, pd, ia, Py_None, NULL);
 }
 
 static PyType_Slot srd_slots[] = {
@@ -202,14 +201,12 @@ static const int srdx_masks[] = {
 	IBV_QP_SQ_PSN,
 };
 
-/* pv_qp_hook.create of SRDQPEx: a is the struct ibv_qp_init_attr_ex,
- * hook->arg the EfaQPInitAttr. */
-static struct ibv_qp *srdx_create(const struct pv_qp_hook *hook,
-				  struct ibv_context *ctx, struct ibv_pd *pd,
-				  void *a)
+/* The creation hook of SRDQPEx; arg is the EfaQPInitAttr. */
+static struct ibv_qp *srdx_create(PyObject *self, struct ibv_context *ctx,
+				  struct ibv_qp_init_attr_ex *a, void *arg)
 {
 	struct efadv_qp_init_attr efa =
-		((struct pv_efa_qp_init_attr *)hook->arg)->attr;
+		((struct pv_efa_qp_init_attr *)arg)->attr;
 	struct ibv_qp *qp;
 
 	qp = efadv_create_qp_ex(ctx, a, &efa, sizeof(efa));	/* errno */
@@ -223,8 +220,7 @@ static int srdx_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "ctx", "attr_ex", "efa_init_attr", NULL };
 	PyObject *ctx, *ia, *efa;
-	struct pv_qp_hook hook = { .create = srdx_create,
-				   .masks = srdx_masks };
+	struct pv_qp_create_hook hook = { .create = srdx_create };
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO:SRDQPEx", kwlist, &ctx,
 					 &ia, &efa))
@@ -234,7 +230,10 @@ static int srdx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	    efa_arg(efa, pv_efa.QPInitAttr, "efa_init_attr"))
 		return -1;
 	hook.arg = efa;
-	return pv_qpx_setup(obj, ctx, ia, Py_None, &hook);
+	if (pv_qpx_create(obj, ctx, ia, Py_None, &hook))
+		return -1;
+	((struct pv_qp *)obj)->masks = srdx_masks;
+	return 0;
 }
 
 /* Upstream's _get_comp_mask(dst): the mask of the transition to dst
@@ -292,12 +291,11 @@ struct efa_cq {
 	struct efadv_cq_init_attr efa;	/* for the creation call */
 };
 
-/* pv_cq_hook.create of EfaCQ; hook->arg is the EfaCQ. */
-static struct ibv_cq_ex *ecq_create(const struct pv_cq_hook *hook,
-				    struct ibv_context *ctx,
-				    struct ibv_cq_init_attr_ex *a)
+/* The creation call of EfaCQ (pv_cqex_setup()); arg is the EfaCQ. */
+static struct ibv_cq_ex *ecq_create(struct ibv_context *ctx,
+				    struct ibv_cq_init_attr_ex *a, void *arg)
 {
-	struct efa_cq *self = hook->arg;
+	struct efa_cq *self = arg;
 	struct ibv_cq_ex *cq;
 
 	cq = efadv_create_cq(ctx, a, &self->efa, sizeof(self->efa));
@@ -313,7 +311,6 @@ static int ecq_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "ctx", "attr_ex", "efa_init_attr", NULL };
 	struct efa_cq *self = (struct efa_cq *)obj;
-	const struct pv_cq_hook hook = { .create = ecq_create, .arg = self };
 	PyObject *ctx, *ia, *efa;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO:EfaCQ", kwlist, &ctx,
@@ -336,7 +333,7 @@ static int ecq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (efa != Py_None)
 		self->efa = ((struct pv_efa_cq_init_attr *)efa)->attr;
 	self->dv = NULL;
-	return pv_cqex_setup(obj, ctx, ia, &hook);
+	return pv_cqex_setup(obj, ctx, ia, ecq_create, self);
 }
 
 /*
@@ -393,11 +390,16 @@ static PyType_Spec ecq_spec = {
 
 int pv_efadv_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &ectx_spec, pv.Context, &pv_efa.Context) ||
-	    pv_add_type(m, &eah_spec, pv.AH, &pv_efa.AH) ||
-	    pv_add_type(m, &srd_spec, pv.QP, &pv_efa.SRDQP) ||
-	    pv_add_type(m, &srdx_spec, pv.QPEx, &pv_efa.SRDQPEx) ||
-	    pv_add_type(m, &ecq_spec, pv_cqex_type(), &pv_efa.CQ))
+	PyObject *cqex = PyObject_GetAttrString(m, "CQEX");
+	int rc;
+
+	if (!cqex)
 		return -1;
-	return 0;
+	rc = pv_add_type(m, &ectx_spec, pv.Context, &pv_efa.Context) ||
+	     pv_add_type(m, &eah_spec, pv.AH, &pv_efa.AH) ||
+	     pv_add_type(m, &srd_spec, pv.QP, &pv_efa.SRDQP) ||
+	     pv_add_type(m, &srdx_spec, pv.QPEx, &pv_efa.SRDQPEx) ||
+	     pv_add_type(m, &ecq_spec, (PyTypeObject *)cqex, &pv_efa.CQ);
+	Py_DECREF(cqex);
+	return rc ? -1 : 0;
 }
