@@ -998,6 +998,17 @@ struct pv_srq {
 struct pv_qp {
 	struct pv_obj obj;
 	struct ibv_qp *qp;
+	/*
+	 * The creation hook of a provider QP made on a PD (SRDQP:
+	 * efadv_create_driver_qp): the subclass sets it, then calls
+	 * pv_qp_create(obj, pd, a QPInitAttr, qp_attr, NULL), which checks and
+	 * fills in the init attributes as for ibv_create_qp() and calls it in
+	 * place of ibv_create_qp(); it returns the QP, or NULL with an
+	 * exception set.  NULL: ibv_create_qp().  (On a Context the hook is a
+	 * struct pv_qp_create_hook argument, below.)
+	 */
+	struct ibv_qp *(*create_on_pd)(PyObject *self, struct ibv_pd *pd,
+				       struct ibv_qp_init_attr *attr);
 	struct pv_pd *pd;	/* borrowed: one of parents, or NULL */
 	struct pv_cq *scq;	/* borrowed */
 	struct pv_cq *rcq;	/* borrowed */

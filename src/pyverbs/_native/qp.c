@@ -434,9 +434,14 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
 		a->srq = srq ? srq->srq : NULL;
-		self->qp = ibv_create_qp(pd->pd, a);
-		if (!self->qp)
-			pv_raise_errno("ibv_create_qp", "Failed to create QP");
+		if (self->create_on_pd) {
+			self->qp = self->create_on_pd(obj, pd->pd, a);
+		} else {
+			self->qp = ibv_create_qp(pd->pd, a);
+			if (!self->qp)
+				pv_raise_errno("ibv_create_qp",
+					       "Failed to create QP");
+		}
 		pv_alloc_guard_end(&guard, !self->qp);
 		if (!self->qp)
 			return -1;
