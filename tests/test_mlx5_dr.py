@@ -343,3 +343,240 @@ def test_rxe_lists_and_close_orders(ctx):
         dom.dump(os.devnull)
     dom.close()
     t0.close()
+
+
+# ---- VM, under the recording double: the whole chain ----
+
+from test_mlx5_double import double, run_under_double   # noqa: E402,F401
+
+CHAIN = r'''
+import sys
+from pyverbs.device import Context
+import pyverbs.providers.mlx5.dr_action as a
+from pyverbs.providers.mlx5.mlx5dv_flow import Mlx5FlowMatchParameters
+from pyverbs.providers.mlx5.dr_domain import DrDomain
+from pyverbs.providers.mlx5.dr_table import DrTable
+from pyverbs.providers.mlx5.dr_matcher import DrMatcher
+from pyverbs.providers.mlx5.dr_rule import DrRule
+
+ctx = Context(name=sys.argv[1])
+order = sys.argv[2]
+dom = DrDomain(ctx, 0)
+tbl = DrTable(dom, 0)
+m = DrMatcher(tbl, 1, 1, Mlx5FlowMatchParameters(64, b'\xff' * 6))
+m.set_layout(4)
+drop, tag, miss, pop = (a.DrActionDrop(), a.DrActionTag(7),
+                        a.DrActionDefMiss(), a.DrActionPopVLan())
+val = Mlx5FlowMatchParameters(64, b'\x00\x11\x22\x33\x44\x55')
+r1 = DrRule(m, val, [drop])
+r2 = DrRule(m, val, [tag, pop, tag, miss, tag, pop, drop])
+r3 = DrRule(m, val, [])
+closes = {'action': [tag, drop, m, tbl, dom, ctx],
+          'rule': [r2, r1, r3, m, tbl, dom, ctx],
+          'matcher': [m, tbl, dom, ctx],
+          'table': [tbl, dom, ctx],
+          'domain': [dom, ctx],
+          'ctx': [ctx]}[order]
+for obj in closes:
+    obj.close()
+for obj in (r1, r2, r3, m, tbl, dom, drop, tag, miss, pop):
+    obj.close()
+print('done')
+'''
+
+ORDERS = ['action', 'rule', 'matcher', 'table', 'domain', 'ctx']
+
+
+def _run(double, dev, code, args, tmp_path, name, **kw):
+    """Run code (a script taking dev and args) under the double with its
+    DR/flow records on; its log lines."""
+    script = tmp_path / (name + '.py')
+    script.write_text(code)
+    os.environ['PVFAKE_MLX5_DR'] = '1'
+    try:
+        r, log = run_under_double(double, dev, [str(script), dev] + args,
+                                  tmp_path, name='log-' + name, **kw)
+    finally:
+        del os.environ['PVFAKE_MLX5_DR']
+    assert r.returncode == 0, r.stderr + log
+    assert r.stdout == 'done\n'
+    return log.splitlines()
+
+
+def _chain(double, dev, order, tmp_path, **kw):
+    return _run(double, dev, CHAIN, [order], tmp_path, 'chain-' + order,
+                **kw)
+
+
+def _check_order(log):
+    """No EBUSY, and every rule destroyed before its matcher, the matcher
+    before its table, each action after the rules using it."""
+    assert not [line for line in log if 'EBUSY' in line], log
+    pos = {line.split(' -> ')[0]: i for i, line in enumerate(log)}
+    rules = [line.split(' -> ')[1] for line in log
+             if line.startswith('mlx5dv_dr_rule_create')]
+    assert rules == ['rule#1', 'rule#2', 'rule#3']
+    m_gone = pos['mlx5dv_dr_matcher_destroy matcher#1']
+    assert pos['mlx5dv_dr_table_destroy tbl#1'] > m_gone
+    for r in rules:
+        assert pos[f'mlx5dv_dr_rule_destroy {r}'] < m_gone
+    for line in log:
+        if line.startswith('mlx5dv_dr_rule_create'):
+            rule = line.split(' -> ')[1]
+            for act in line.split('[')[1].split(']')[0].split():
+                gone = pos.get(f'mlx5dv_dr_action_destroy {act}')
+                assert gone is None or \
+                    gone > pos[f'mlx5dv_dr_rule_destroy {rule}']
+
+
+@pytest.mark.parametrize('order', ORDERS)
+def test_dr_chain_closes_in_any_order(double, dev_name, order, tmp_path):
+    log = _chain(double, dev_name, order, tmp_path)
+    assert 'mlx5dv_dr_matcher_set_layout matcher#1 flags=0x2 ' \
+           'log_num_of_rules_hint=4' in log
+    assert 'mlx5dv_dr_rule_create matcher#1 value.match_sz=64 actions=[ ' \
+           'act#2 act#3 act#2 act#4 act#2 act#3 act#1 ] -> rule#2' in log
+    _check_order(log)
+
+
+@pytest.mark.parametrize('order', ORDERS)
+def test_dr_chain_same_calls_as_the_reference(double, dev_name, order,
+                                              tmp_path):
+    ref = ref_compare.reference_path()
+    if not (os.path.exists(ref_compare.REFERENCE_PYTHON) and
+            os.path.isdir(os.path.join(ref, 'pyverbs'))):
+        pytest.skip('the reference pyverbs is not unpacked')
+    ours = _chain(double, dev_name, order, tmp_path)
+    theirs = _chain(double, dev_name, order, tmp_path,
+                    python=ref_compare.REFERENCE_PYTHON, pythonpath=ref)
+    # upstream closes the rules of a matcher or action in WeakSet order
+    assert sorted(ours) == sorted(theirs)
+
+
+GC_CHAIN = r'''
+import gc, sys
+from pyverbs.device import Context
+import pyverbs.providers.mlx5.dr_action as a
+from pyverbs.providers.mlx5.mlx5dv_flow import Mlx5FlowMatchParameters
+from pyverbs.providers.mlx5.dr_domain import DrDomain
+from pyverbs.providers.mlx5.dr_table import DrTable
+from pyverbs.providers.mlx5.dr_matcher import DrMatcher
+from pyverbs.providers.mlx5.dr_rule import DrRule
+from pyverbs.pyverbs_error import PyverbsUserError
+
+ctx = Context(name=sys.argv[1])
+dom = DrDomain(ctx, 0)
+tbl = DrTable(dom, 0)
+m = DrMatcher(tbl, 1, 1, Mlx5FlowMatchParameters(64, b''))
+drop, tag = a.DrActionDrop(), a.DrActionTag(1)
+val = Mlx5FlowMatchParameters(64, b'')
+r = DrRule(m, val, [drop, tag])
+assert not r.closed
+try:
+    DrRule(m, val, [drop, 5])
+except TypeError:
+    pass
+closed = a.DrActionTag(2)
+closed.close()
+try:
+    DrRule(m, val, [drop, closed])
+except PyverbsUserError:
+    pass
+val.close()
+try:
+    DrRule(m, val, [drop])
+except PyverbsUserError:
+    pass
+tag.close()
+assert r.closed and not m.closed
+r2 = DrRule(m, Mlx5FlowMatchParameters(64, b''), [drop])
+del ctx, dom, tbl, m, drop, tag, r, r2
+gc.collect()
+print('done')
+'''
+
+
+def test_dr_chain_refusals_and_gc(double, dev_name, tmp_path):
+    lines = _run(double, dev_name, GC_CHAIN, [], tmp_path, 'gc')
+    assert not [line for line in lines if 'EBUSY' in line], lines
+    # two rules made (the refused ones never reached libmlx5), both gone
+    assert sum(line.startswith('mlx5dv_dr_rule_create')
+               for line in lines) == 2
+    assert 'mlx5dv_dr_rule_destroy rule#1' in lines
+    assert 'mlx5dv_dr_rule_destroy rule#2' in lines
+    assert 'mlx5dv_dr_matcher_destroy matcher#1' in lines
+
+
+FLOW = r'''
+import sys
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.cq import CQ
+from pyverbs.qp import QP, QPInitAttr, QPCap
+import pyverbs.enums as e
+from pyverbs.providers.mlx5.mlx5dv_flow import Mlx5FlowMatchParameters, \
+    Mlx5FlowMatcherAttr, Mlx5FlowMatcher, Mlx5PacketReformatFlowAction, \
+    Mlx5FlowActionAttr, Mlx5Flow
+
+ctx = Context(name=sys.argv[1])
+order = sys.argv[2]
+pd = PD(ctx)
+cq = CQ(ctx, 8)
+qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
+                       cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+fm = Mlx5FlowMatcher(ctx, Mlx5FlowMatcherAttr(
+    Mlx5FlowMatchParameters(64, b'\xff' * 6), priority=2,
+    match_criteria_enable=1, comp_mask=1, ft_type=0))
+fa = Mlx5PacketReformatFlowAction(ctx, b'\x00' * 14, 1, 1)
+val = Mlx5FlowMatchParameters(64, b'\x00\x11\x22')
+f1 = Mlx5Flow(fm, val, [Mlx5FlowActionAttr(0, qp=qp), Mlx5FlowActionAttr(
+    3, flow_action=fa)], 2)
+f2 = Mlx5Flow(fm, val, [Mlx5FlowActionAttr(0, qp=qp)], 1)
+closes = {'flow': [f1, f2, fm],
+          'matcher': [fm],
+          'action': [fa, fm],
+          'qp': [qp, fm],
+          'ctx': [ctx]}[order]
+for obj in closes:
+    obj.close()
+if order != 'ctx':
+    fm.close()
+    if hasattr(fa, 'close'):      # pyverbs-c's
+        fa.close()
+    qp.close()
+    ctx.close()
+print('done')
+'''
+
+FLOW_ORDERS = ['flow', 'matcher', 'action', 'qp', 'ctx']
+
+
+def _flow(double, dev, order, tmp_path, **kw):
+    return _run(double, dev, FLOW, [order], tmp_path, 'flow-' + order, **kw)
+
+
+@pytest.mark.parametrize('order', FLOW_ORDERS)
+def test_mlx5_flow_closes_in_any_order(double, dev_name, order, tmp_path):
+    log = _flow(double, dev_name, order, tmp_path)
+    assert not [line for line in log if 'EBUSY' in line], log
+    pos = {line.split(' -> ')[0]: i for i, line in enumerate(log)}
+    assert 'mlx5dv_create_flow fm#1 value.match_sz=64 actions=[ qp(ud) ' \
+           'fa#1 ] -> flow#1' in log
+    for f in ('flow#1', 'flow#2'):
+        assert pos[f'ibv_destroy_flow {f}'] < \
+            pos['mlx5dv_destroy_flow_matcher fm#1']
+    assert pos['ibv_destroy_flow flow#1'] < \
+        pos['ibv_destroy_flow_action fa#1']
+
+
+def test_mlx5_flow_same_calls_as_the_reference(double, dev_name, tmp_path):
+    ref = ref_compare.reference_path()
+    if not (os.path.exists(ref_compare.REFERENCE_PYTHON) and
+            os.path.isdir(os.path.join(ref, 'pyverbs'))):
+        pytest.skip('the reference pyverbs is not unpacked')
+    ours = _flow(double, dev_name, 'flow', tmp_path)
+    theirs = _flow(double, dev_name, 'flow', tmp_path,
+                   python=ref_compare.REFERENCE_PYTHON, pythonpath=ref)
+    # upstream never destroys a FlowAction (it has no close)
+    assert [line for line in ours if 'flow_action fa#' not in line] == \
+        [line for line in theirs if 'flow_action fa#' not in line]

@@ -300,6 +300,12 @@ static struct mlx5dv_devx_obj *devx_obj(PyObject *o)
 				"version of pyverbs-c");
 		return NULL;
 	}
+	/* the action becomes a child of o: it must be a handle object */
+	if (!pv_type_ok(o, pv.PyverbsCM)) {
+		PyErr_Format(PyExc_TypeError, "devx_obj must be an "
+			     "Mlx5DevxObj, not %.100s", Py_TYPE(o)->tp_name);
+		return NULL;
+	}
 	return pv_mlx5_devx_obj_get(o);
 }
 
@@ -838,8 +844,9 @@ static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
 	attr.num_sample_actions = n;
 	attr.action = sa->action;
 	a = mlx5dv_dr_action_create_flow_sampler(&attr);
+	/* upstream v44's message, a copy of the tag's */
 	ret = act_finish(self, a, "mlx5dv_dr_action_create_flow_sampler",
-			 "DrActionFlowSample creation failed.", parents,
+			 "DrActionTag creation failed.", parents,
 			 1 + n);
 out:
 	PyMem_Free(attr.sample_actions);
