@@ -390,6 +390,8 @@ ORDERS = ['action', 'rule', 'matcher', 'table', 'domain', 'ctx']
 def _run(double, dev, code, args, tmp_path, name, **kw):
     """Run code (a script taking dev and args) under the double with its
     DR/flow records on; its log lines."""
+    if kw.get('python'):
+        name += '-ref'
     script = tmp_path / (name + '.py')
     script.write_text(code)
     os.environ['PVFAKE_MLX5_DR'] = '1'
@@ -524,9 +526,10 @@ pd = PD(ctx)
 cq = CQ(ctx, 8)
 qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
                        cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+# upstream's attr keeps a bare pointer to the mask: keep the mask alive
+mask = Mlx5FlowMatchParameters(64, b'\xff' * 6)
 fm = Mlx5FlowMatcher(ctx, Mlx5FlowMatcherAttr(
-    Mlx5FlowMatchParameters(64, b'\xff' * 6), priority=2,
-    match_criteria_enable=1, comp_mask=1, ft_type=0))
+    mask, priority=2, match_criteria_enable=1, comp_mask=1, ft_type=0))
 fa = Mlx5PacketReformatFlowAction(ctx, b'\x00' * 14, 1, 1)
 val = Mlx5FlowMatchParameters(64, b'\x00\x11\x22')
 f1 = Mlx5Flow(fm, val, [Mlx5FlowActionAttr(0, qp=qp), Mlx5FlowActionAttr(
