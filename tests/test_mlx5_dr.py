@@ -345,6 +345,28 @@ def test_rxe_lists_and_close_orders(ctx):
     t0.close()
 
 
+
+def test_rxe_live_objects_bad_input(ctx, tmp_path, monkeypatch):
+    """test_fuzz's treatment for the live DR objects rxe can make (its own
+    list holds the core's only), before and after their Context closes."""
+    from test_fuzz import fuzz_instance
+    monkeypatch.chdir(tmp_path)             # dump('x') writes ./x
+    dom = DrDomain(ctx, NIC_RX)
+    tbl = DrTable(dom, 0)
+    drop = dra.DrActionDrop()
+    mask = fl.Mlx5FlowMatchParameters(64, b'')
+    objs = [dom, tbl, drop, dra.DrActionTag(3), dra.DrActionDefMiss(),
+            dra.DrActionPopVLan(), dra.DrActionDestAttr(0, drop),
+            dra.DrFlowSamplerAttr(1, tbl, [drop]), mask,
+            fl.Mlx5FlowMatcherAttr(mask), fl.Mlx5FlowActionAttr(0)]
+    for obj in objs:
+        fuzz_instance(obj)
+    ctx.close()
+    assert dom.closed and tbl.closed
+    for obj in objs:
+        fuzz_instance(obj)
+
+
 # ---- VM, under the recording double: the whole chain ----
 
 from test_mlx5_double import double, run_under_double   # noqa: E402,F401
