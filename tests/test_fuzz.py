@@ -152,7 +152,13 @@ def test_module_functions_bad_input(modname):
             elif fn.__module__.startswith('pyverbs'):
                 fuzz_callable(fn, max_args=3)
             continue
-        if getattr(fn, '__module__', '').startswith('pyverbs'):
+        owner = getattr(fn, '__module__', '') or ''
+        if owner == 'pyverbs.mem_alloc' and modname != owner:
+            # a re-export (mlx5dv.posix_memalign): it allocates what it is
+            # asked, gigabytes under the fuzz; tests/test_mem_alloc.py
+            # covers it
+            continue
+        if owner.startswith('pyverbs'):
             fuzz_callable(fn, max_args=3)
 
 

@@ -585,7 +585,718 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	return rc;
 }
 
-/* mlx5dr */
+/* ------------------------------------------------------------ mlx5ctx */
+/*
+ * The context-wide queries and mlx5dv_create_cq on the contexts the double
+ * opened: canned, distinct values (so that both bindings' printouts can be
+ * compared), the requested comp_mask logged; a real rxe CQ underneath.
+ * Anything else goes to the real libmlx5 (EOPNOTSUPP on rxe).
+ */
+int mlx5dv_query_device(struct ibv_context *c, struct mlx5dv_context *attr)
+{
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_query_device, "MLX5_1.0")(c, attr);
+	plog("mlx5dv_query_device ctx#%d comp_mask=0x%llx", id,
+	     (unsigned long long)attr->comp_mask);
+	attr->version = 1;
+	attr->flags = MLX5DV_CONTEXT_FLAGS_CQE_V1 |
+		      MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW |
+		      MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD;
+	attr->comp_mask &= ~(uint64_t)MLX5DV_CONTEXT_MASK_DYN_BFREGS;
+	attr->cqe_comp_caps.max_num = 64;
+	attr->cqe_comp_caps.supported_format = MLX5DV_CQE_RES_FORMAT_HASH |
+					       MLX5DV_CQE_RES_FORMAT_CSUM;
+	attr->sw_parsing_caps.sw_parsing_offloads = MLX5DV_SW_PARSING |
+						    MLX5DV_SW_PARSING_LSO;
+	attr->sw_parsing_caps.supported_qpts = 1 << IBV_QPT_RAW_PACKET;
+	attr->striding_rq_caps.min_single_stride_log_num_of_bytes = 6;
+	attr->striding_rq_caps.max_single_stride_log_num_of_bytes = 13;
+	attr->striding_rq_caps.min_single_wqe_log_num_of_strides = 9;
+	attr->striding_rq_caps.max_single_wqe_log_num_of_strides = 16;
+	attr->striding_rq_caps.supported_qpts = (1 << IBV_QPT_RC) |
+						(1 << IBV_QPT_UD);
+	attr->tunnel_offloads_caps =
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |
+		MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE;
+	attr->max_dynamic_bfregs = 7;
+	attr->max_clock_info_update_nsec = 1000000123ULL;
+	attr->flow_action_flags = 1;
+	attr->dc_odp_caps = IBV_ODP_SUPPORT_SEND;
+	attr->num_lag_ports = 2;
+	attr->dci_streams_caps.max_log_num_concurent = 4;
+	attr->dci_streams_caps.max_log_num_errored = 3;
+	attr->max_wr_memcpy_length = 1 << 20;
+	attr->crypto_caps.failed_selftests = 5;
+	attr->crypto_caps.crypto_engines = 3;
+	attr->crypto_caps.wrapped_import_method = 1;
+	attr->crypto_caps.log_max_num_deks = 12;
+	attr->crypto_caps.flags = 6;
+	return 0;
+}
+
+int _mlx5dv_query_port(struct ibv_context *c, uint32_t port,
+		       struct mlx5dv_port *info, size_t info_len)
+{
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(_mlx5dv_query_port, "MLX5_1.19")(c, port, info,
+							      info_len);
+	plog("_mlx5dv_query_port ctx#%d port=%u info_len=%zu", id, port,
+	     info_len);
+	memset(info, 0, info_len);
+	info->flags = 0x5;
+	info->vport = 3;
+	info->vport_vhca_id = 4;
+	info->esw_owner_vhca_id = 5;
+	info->vport_steering_icm_rx = 0x1000;
+	info->vport_steering_icm_tx = 0x2000;
+	info->reg_c0.value = 0xab;
+	info->reg_c0.mask = 0xff;
+	return 0;
+}
+
+struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *c,
+				   struct ibv_cq_init_attr_ex *a,
+				   struct mlx5dv_cq_init_attr *dv)
+{
+	int id = ctx_id(c);
+	struct ibv_cq_ex *cq;
+
+	if (!id)
+		return REAL(mlx5dv_create_cq, "MLX5_1.1")(c, a, dv);
+	if (dv)
+		plog("mlx5dv_create_cq ctx#%d cqe=%u wc_flags=0x%llx "
+		     "comp_mask=0x%x dv.comp_mask=0x%llx "
+		     "dv.cqe_comp_res_format=0x%x dv.flags=0x%x "
+		     "dv.cqe_size=%u", id, a->cqe,
+		     (unsigned long long)a->wc_flags, a->comp_mask,
+		     (unsigned long long)dv->comp_mask,
+		     dv->cqe_comp_res_format, dv->flags, dv->cqe_size);
+	else
+		plog("mlx5dv_create_cq ctx#%d cqe=%u wc_flags=0x%llx "
+		     "comp_mask=0x%x dv=NULL", id, a->cqe,
+		     (unsigned long long)a->wc_flags, a->comp_mask);
+	if (dv && (dv->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) &&
+	    dv->cqe_size != 64 && dv->cqe_size != 128) {
+		errno = EINVAL;	/* as libmlx5 */
+		return NULL;
+	}
+	cq = ibv_create_cq_ex(c, a);
+	return cq;
+}
+
+/*
+ * VAR, packet pacing and UAR on the double's contexts: plain allocations
+ * with canned values, logged with symbolic ids; their frees are logged and
+ * only objects the double made are freed here.
+ */
+struct fres {
+	void *obj;
+	int id;
+};
+static struct fres fress[MAX_OBJS];
+static int nfres;
+
+static int fres_add(void *obj)
+{
+	if (nfres >= MAX_OBJS)
+		abort();
+	fress[nfres].obj = obj;
+	fress[nfres].id = nfres + 1;
+	return fress[nfres++].id;
+}
+
+/* The id of obj (0: not the double's); forgets it when take. */
+static int fres_take(void *obj)
+{
+	for (int i = 0; i < nfres; i++)
+		if (fress[i].obj == obj) {
+			fress[i].obj = NULL;
+			return fress[i].id;
+		}
+	return 0;
+}
+
+struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *c, uint32_t flags)
+{
+	struct mlx5dv_var *v;
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_alloc_var, "MLX5_1.12")(c, flags);
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		abort();
+	v->page_id = 17;
+	v->length = 4096;
+	v->mmap_off = 0x30000;
+	v->comp_mask = 0;
+	plog("mlx5dv_alloc_var ctx#%d flags=0x%x -> var#%d", id, flags,
+	     fres_add(v));
+	return v;
+}
+
+void mlx5dv_free_var(struct mlx5dv_var *v)
+{
+	int id = fres_take(v);
+
+	if (!id) {
+		REAL(mlx5dv_free_var, "MLX5_1.12")(v);
+		return;
+	}
+	plog("mlx5dv_free_var var#%d", id);
+	free(v);
+}
+
+struct mlx5dv_pp *mlx5dv_pp_alloc(struct ibv_context *c, size_t sz,
+				  const void *pp_context, uint32_t flags)
+{
+	const unsigned char *b = pp_context;
+	struct mlx5dv_pp *p;
+	unsigned int sum = 0;
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_pp_alloc, "MLX5_1.13")(c, sz, pp_context,
+							   flags);
+	for (size_t i = 0; i < sz; i++)	/* the whole context is readable */
+		sum += b[i];
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		abort();
+	p->index = 5;
+	plog("mlx5dv_pp_alloc ctx#%d size=%zu sum=%u flags=0x%x -> pp#%d", id,
+	     sz, sum, flags, fres_add(p));
+	return p;
+}
+
+void mlx5dv_pp_free(struct mlx5dv_pp *p)
+{
+	int id = fres_take(p);
+
+	if (!id) {
+		REAL(mlx5dv_pp_free, "MLX5_1.13")(p);
+		return;
+	}
+	plog("mlx5dv_pp_free pp#%d", id);
+	free(p);
+}
+
+struct mlx5dv_devx_uar *mlx5dv_devx_alloc_uar(struct ibv_context *c,
+					      uint32_t flags)
+{
+	struct mlx5dv_devx_uar *u;
+	int id = ctx_id(c);
+
+	if (!id)
+		return REAL(mlx5dv_devx_alloc_uar, "MLX5_1.7")(c, flags);
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		abort();
+	u->page_id = 9;
+	u->mmap_off = 0x40000;
+	u->comp_mask = 0;
+	plog("mlx5dv_devx_alloc_uar ctx#%d flags=0x%x -> uar#%d", id, flags,
+	     fres_add(u));
+	return u;
+}
+
+void mlx5dv_devx_free_uar(struct mlx5dv_devx_uar *u)
+{
+	int id = fres_take(u);
+
+	if (!id) {
+		REAL(mlx5dv_devx_free_uar, "MLX5_1.7")(u);
+		return;
+	}
+	plog("mlx5dv_devx_free_uar uar#%d", id);
+	free(u);
+}
+
+/* ------------------------------------------------------------ mlx5objs */
+/*
+ * DevX objects, EQs, UMEMs, MSI vectors and scheduling elements on the
+ * fake devices (any Context of one: these entry points take a plain
+ * Context): each is a record the double numbers and logs; everything else
+ * goes to the real library.
+ *
+ * A create command's output mailbox gets the status byte and the syndrome
+ * of $PVFAKE_DEVX_STATUS ("status:syndrome", hex; default 0:0) in out[0]
+ * and out[4:8] (big-endian, as the firmware writes them), and bytes
+ * 0x80, 0x81, ... from out[8] on.  query and modify echo their input into
+ * the output.  A destroyed record stays in the table (live = 0), so a
+ * second destroy or a use after it aborts loudly instead of passing.
+ */
+enum { FX_DEVX, FX_EQ, FX_UMEM, FX_MSI, FX_NODE, FX_LEAF, FX_KINDS };
+static const char *const fx_names[FX_KINDS] = {
+	"devx", "eq", "umem", "msi", "node", "leaf" };
+
+struct fx {
+	union {				/* handed out */
+		struct mlx5dv_devx_eq eq;
+		struct mlx5dv_devx_umem umem;
+		struct mlx5dv_devx_msi_vector msi;
+		char opaque[16];
+	} pub;
+	int kind, id, live;
+};
+static struct fx *fxs[MAX_OBJS * 4];
+static int nfx, fx_count[FX_KINDS];
+
+static struct fx *fx_find(const void *p)
+{
+	for (int i = 0; i < nfx; i++)
+		if (&fxs[i]->pub == p)
+			return fxs[i];
+	return NULL;
+}
+
+static struct fx *fx_new(int kind)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f || nfx >= MAX_OBJS * 4)
+		abort();
+	f->kind = kind;
+	f->id = ++fx_count[kind];
+	f->live = 1;
+	fxs[nfx++] = f;
+	return f;
+}
+
+/* The live record p of this kind: a dead or foreign one aborts. */
+static struct fx *fx_live(const void *p, int kind, const char *who)
+{
+	struct fx *f = fx_find(p);
+
+	if (!f || f->kind != kind || !f->live) {
+		plog("FATAL %s on a %s that is not live", who,
+		     fx_names[kind]);
+		abort();
+	}
+	return f;
+}
+
+static int fake_ctx(struct ibv_context *c)
+{
+	return c && fake_dev(c->device);
+}
+
+static void hex(char *buf, size_t size, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < len && off + 3 < size; i++)
+		off += snprintf(buf + off, size - off, "%02x", b[i]);
+}
+
+static int fx_fill_out(void *out, size_t outlen)
+{
+	const char *st = getenv("PVFAKE_DEVX_STATUS");
+	unsigned int status = 0, syndrome = 0;
+	unsigned char *o = out;
+
+	if (st && sscanf(st, "%x:%x", &status, &syndrome) < 1)
+		abort();
+	for (size_t i = 8; i < outlen; i++)
+		o[i] = 0x80 + (i - 8);
+	if (outlen >= 1)
+		o[0] = status;
+	for (size_t i = 0; i < 4 && 4 + i < outlen; i++)
+		o[4 + i] = syndrome >> (24 - 8 * i);
+	return status;
+}
+
+static void *fx_create(int kind, const char *fn, struct ibv_context *c,
+		       const void *in, size_t inlen, void *out, size_t outlen)
+{
+	char h[80];
+	struct fx *f = fx_new(kind);
+	int status = fx_fill_out(out, outlen);
+
+	hex(h, sizeof(h), in, inlen < 16 ? inlen : 16);
+	plog("%s dev=%s inlen=%zu in=%s outlen=%zu -> %s#%d status=0x%x", fn,
+	     c->device->name, inlen, h, outlen, fx_names[kind], f->id,
+	     status);
+	return &f->pub;
+}
+
+static int fx_destroy(const void *p, int kind, const char *fn)
+{
+	struct fx *f = fx_live(p, kind, fn);
+
+	plog("%s %s#%d", fn, fx_names[kind], f->id);
+	f->live = 0;
+	return 0;
+}
+
+struct mlx5dv_devx_obj *mlx5dv_devx_obj_create(struct ibv_context *c,
+					       const void *in, size_t inlen,
+					       void *out, size_t outlen)
+{
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_devx_obj_create, "MLX5_1.7")(c, in, inlen,
+								out, outlen);
+	return fx_create(FX_DEVX, "mlx5dv_devx_obj_create", c, in, inlen, out,
+			 outlen);
+}
+
+static int fx_cmd(struct mlx5dv_devx_obj *obj, const char *fn,
+		  const void *in, size_t inlen, void *out, size_t outlen)
+{
+	struct fx *f = fx_live(obj, FX_DEVX, fn);
+	char h[80];
+
+	hex(h, sizeof(h), in, inlen < 16 ? inlen : 16);
+	plog("%s devx#%d inlen=%zu in=%s outlen=%zu", fn, f->id, inlen, h,
+	     outlen);
+	memcpy(out, in, inlen < outlen ? inlen : outlen);
+	return 0;
+}
+
+int mlx5dv_devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in,
+			  size_t inlen, void *out, size_t outlen)
+{
+	if (!fx_find(obj))
+		return REAL(mlx5dv_devx_obj_query, "MLX5_1.7")(obj, in, inlen,
+							       out, outlen);
+	return fx_cmd(obj, "mlx5dv_devx_obj_query", in, inlen, out, outlen);
+}
+
+int mlx5dv_devx_obj_modify(struct mlx5dv_devx_obj *obj, const void *in,
+			   size_t inlen, void *out, size_t outlen)
+{
+	if (!fx_find(obj))
+		return REAL(mlx5dv_devx_obj_modify, "MLX5_1.7")(obj, in, inlen,
+								out, outlen);
+	return fx_cmd(obj, "mlx5dv_devx_obj_modify", in, inlen, out, outlen);
+}
+
+int mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj)
+{
+	if (!fx_find(obj))
+		return REAL(mlx5dv_devx_obj_destroy, "MLX5_1.7")(obj);
+	return fx_destroy(obj, FX_DEVX, "mlx5dv_devx_obj_destroy");
+}
+
+struct mlx5dv_devx_eq *mlx5dv_devx_create_eq(struct ibv_context *c,
+					     const void *in, size_t inlen,
+					     void *out, size_t outlen)
+{
+	struct mlx5dv_devx_eq *eq;
+
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_devx_create_eq, "MLX5_1.23")(c, in, inlen,
+								out, outlen);
+	eq = fx_create(FX_EQ, "mlx5dv_devx_create_eq", c, in, inlen, out,
+		       outlen);
+	eq->vaddr = (void *)0xe0000;
+	return eq;
+}
+
+int mlx5dv_devx_destroy_eq(struct mlx5dv_devx_eq *eq)
+{
+	if (!fx_find(eq))
+		return REAL(mlx5dv_devx_destroy_eq, "MLX5_1.23")(eq);
+	return fx_destroy(eq, FX_EQ, "mlx5dv_devx_destroy_eq");
+}
+
+static struct mlx5dv_devx_umem *fx_umem(const char *fn, const char *args)
+{
+	struct fx *f = fx_new(FX_UMEM);
+
+	f->pub.umem.umem_id = 0x500 + f->id;
+	plog("%s %s -> umem#%d umem_id=0x%x", fn, args, f->id,
+	     f->pub.umem.umem_id);
+	return &f->pub.umem;
+}
+
+struct mlx5dv_devx_umem *mlx5dv_devx_umem_reg(struct ibv_context *c,
+					      void *addr, size_t size,
+					      uint32_t access)
+{
+	char args[160];
+
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_devx_umem_reg, "MLX5_1.7")(c, addr, size,
+							      access);
+	/* the pages are the caller's: touch them all, as pinning would */
+	for (size_t i = 0; i < size; i += 4096)
+		((volatile char *)addr)[i];
+	snprintf(args, sizeof(args), "size=%zu access=0x%x align64=%d", size,
+		 access, !((uintptr_t)addr & 63));
+	return fx_umem("mlx5dv_devx_umem_reg", args);
+}
+
+struct mlx5dv_devx_umem *
+mlx5dv_devx_umem_reg_ex(struct ibv_context *c, struct mlx5dv_devx_umem_in *in)
+{
+	char args[200];
+
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_devx_umem_reg_ex, "MLX5_1.19")(c, in);
+	snprintf(args, sizeof(args), "size=%zu access=0x%x pgsz_bitmap=0x%llx "
+		 "comp_mask=0x%llx dmabuf_fd=%d", in->size, in->access,
+		 (unsigned long long)in->pgsz_bitmap,
+		 (unsigned long long)in->comp_mask, in->dmabuf_fd);
+	return fx_umem("mlx5dv_devx_umem_reg_ex", args);
+}
+
+int mlx5dv_devx_umem_dereg(struct mlx5dv_devx_umem *umem)
+{
+	if (!fx_find(umem))
+		return REAL(mlx5dv_devx_umem_dereg, "MLX5_1.7")(umem);
+	return fx_destroy(umem, FX_UMEM, "mlx5dv_devx_umem_dereg");
+}
+
+struct mlx5dv_devx_msi_vector *
+mlx5dv_devx_alloc_msi_vector(struct ibv_context *c)
+{
+	struct fx *f;
+
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_devx_alloc_msi_vector, "MLX5_1.23")(c);
+	f = fx_new(FX_MSI);
+	f->pub.msi.vector = 40 + f->id;
+	f->pub.msi.fd = -1;
+	plog("mlx5dv_devx_alloc_msi_vector dev=%s -> msi#%d",
+	     c->device->name, f->id);
+	return &f->pub.msi;
+}
+
+int mlx5dv_devx_free_msi_vector(struct mlx5dv_devx_msi_vector *msi)
+{
+	if (!fx_find(msi))
+		return REAL(mlx5dv_devx_free_msi_vector, "MLX5_1.23")(msi);
+	return fx_destroy(msi, FX_MSI, "mlx5dv_devx_free_msi_vector");
+}
+
+static void sched_args(char *buf, size_t size,
+		       const struct mlx5dv_sched_attr *a)
+{
+	struct fx *p = a->parent ? fx_find(a->parent) : NULL;
+
+	if (a->parent && (!p || p->kind != FX_NODE || !p->live)) {
+		plog("FATAL sched attr with a parent that is not a live node");
+		abort();
+	}
+	snprintf(buf, size, "parent=%s%d flags=0x%x bw_share=%u max_avg_bw=%u "
+		 "comp_mask=0x%llx", p ? "node#" : "", p ? p->id : 0,
+		 a->flags, a->bw_share, a->max_avg_bw,
+		 (unsigned long long)a->comp_mask);
+}
+
+static void *fx_sched_create(int kind, const char *fn, struct ibv_context *c,
+			     const struct mlx5dv_sched_attr *a)
+{
+	char args[200];
+	struct fx *f;
+
+	sched_args(args, sizeof(args), a);
+	f = fx_new(kind);
+	plog("%s dev=%s %s -> %s#%d", fn, c->device->name, args,
+	     fx_names[kind], f->id);
+	return &f->pub;
+}
+
+static int fx_sched_modify(const void *p, int kind, const char *fn,
+			   const struct mlx5dv_sched_attr *a)
+{
+	struct fx *f = fx_live(p, kind, fn);
+	char args[200];
+
+	sched_args(args, sizeof(args), a);
+	plog("%s %s#%d %s", fn, fx_names[kind], f->id, args);
+	return 0;
+}
+
+/* A node with live children cannot go first (the firmware refuses). */
+struct mlx5dv_sched_node *
+mlx5dv_sched_node_create(struct ibv_context *c,
+			 const struct mlx5dv_sched_attr *a)
+{
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_sched_node_create, "MLX5_1.17")(c, a);
+	return fx_sched_create(FX_NODE, "mlx5dv_sched_node_create", c, a);
+}
+
+struct mlx5dv_sched_leaf *
+mlx5dv_sched_leaf_create(struct ibv_context *c,
+			 const struct mlx5dv_sched_attr *a)
+{
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_sched_leaf_create, "MLX5_1.17")(c, a);
+	return fx_sched_create(FX_LEAF, "mlx5dv_sched_leaf_create", c, a);
+}
+
+int mlx5dv_sched_node_modify(struct mlx5dv_sched_node *n,
+			     const struct mlx5dv_sched_attr *a)
+{
+	if (!fx_find(n))
+		return REAL(mlx5dv_sched_node_modify, "MLX5_1.17")(n, a);
+	return fx_sched_modify(n, FX_NODE, "mlx5dv_sched_node_modify", a);
+}
+
+int mlx5dv_sched_leaf_modify(struct mlx5dv_sched_leaf *l,
+			     const struct mlx5dv_sched_attr *a)
+{
+	if (!fx_find(l))
+		return REAL(mlx5dv_sched_leaf_modify, "MLX5_1.17")(l, a);
+	return fx_sched_modify(l, FX_LEAF, "mlx5dv_sched_leaf_modify", a);
+}
+
+int mlx5dv_sched_node_destroy(struct mlx5dv_sched_node *n)
+{
+	if (!fx_find(n))
+		return REAL(mlx5dv_sched_node_destroy, "MLX5_1.17")(n);
+	return fx_destroy(n, FX_NODE, "mlx5dv_sched_node_destroy");
+}
+
+int mlx5dv_sched_leaf_destroy(struct mlx5dv_sched_leaf *l)
+{
+	if (!fx_find(l))
+		return REAL(mlx5dv_sched_leaf_destroy, "MLX5_1.17")(l);
+	return fx_destroy(l, FX_LEAF, "mlx5dv_sched_leaf_destroy");
+}
+
+/*
+ * Device memory, with $PVFAKE_DM set: the contexts of the fake devices get
+ * alloc_dm/free_dm (host memory standing for the device's, its copies
+ * logged) and a max_dm_size of 64 KiB, so that a DM exists to map;
+ * mlx5dv_dm_map_op_addr() of such a DM maps anonymous pages the size of
+ * the DM rounded up to pages (as libmlx5 maps the device's), the DM at
+ * offset $PVFAKE_DM in the first page, and fills the DM's bytes there.
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct fdm {
+	struct ibv_dm dm;		/* handed out */
+	size_t length;
+	unsigned char *mem;
+	int id;
+};
+static struct fdm *fdms[MAX_OBJS];
+static int nfdm;
+static int (*real_query_device_ex)(struct ibv_context *,
+				   const struct ibv_query_device_ex_input *,
+				   struct ibv_device_attr_ex *, size_t);
+
+static struct fdm *by_dm(struct ibv_dm *dm)
+{
+	for (int i = 0; i < nfdm; i++)
+		if (&fdms[i]->dm == dm)
+			return fdms[i];
+	return NULL;
+}
+
+static int fdm_to(struct ibv_dm *dm, uint64_t off, const void *src,
+		  size_t len)
+{
+	struct fdm *f = by_dm(dm);
+
+	if (!f || off + len > f->length)
+		return EINVAL;
+	memcpy(f->mem + off, src, len);
+	return 0;
+}
+
+static int fdm_from(void *dst, struct ibv_dm *dm, uint64_t off, size_t len)
+{
+	struct fdm *f = by_dm(dm);
+
+	if (!f || off + len > f->length)
+		return EINVAL;
+	memcpy(dst, f->mem + off, len);
+	return 0;
+}
+
+static struct ibv_dm *fdm_alloc(struct ibv_context *c,
+				struct ibv_alloc_dm_attr *a)
+{
+	struct fdm *f = calloc(1, sizeof(*f));
+
+	if (!f || nfdm >= MAX_OBJS)
+		abort();
+	f->length = a->length;
+	f->mem = calloc(1, a->length ? a->length : 1);
+	f->id = nfdm + 1;
+	f->dm.context = c;
+	f->dm.memcpy_to_dm = fdm_to;
+	f->dm.memcpy_from_dm = fdm_from;
+	fdms[nfdm++] = f;
+	plog("ibv_alloc_dm dev=%s length=%zu -> dm#%d", c->device->name,
+	     f->length, f->id);
+	return &f->dm;
+}
+
+static int fdm_free(struct ibv_dm *dm)
+{
+	struct fdm *f = by_dm(dm);
+
+	if (!f || !f->mem) {
+		plog("FATAL ibv_free_dm of a DM that is not live");
+		abort();
+	}
+	plog("ibv_free_dm dm#%d", f->id);
+	free(f->mem);
+	f->mem = NULL;
+	return 0;
+}
+
+static int fdm_query_device_ex(struct ibv_context *c,
+			       const struct ibv_query_device_ex_input *in,
+			       struct ibv_device_attr_ex *attr, size_t size)
+{
+	int rc = real_query_device_ex(c, in, attr, size);
+
+	if (!rc)
+		attr->max_dm_size = 65536;
+	return rc;
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *d)
+{
+	struct ibv_context *c = REAL(ibv_open_device, "IBVERBS_1.1")(d);
+	struct verbs_context *v = c ? verbs_get_ctx(c) : NULL;
+
+	if (v && fake_dev(d) && getenv("PVFAKE_DM")) {
+		real_query_device_ex = v->query_device_ex;
+		v->query_device_ex = fdm_query_device_ex;
+		v->alloc_dm = fdm_alloc;
+		v->free_dm = fdm_free;
+	}
+	return c;
+}
+
+void *mlx5dv_dm_map_op_addr(struct ibv_dm *dm, uint8_t op)
+{
+	struct fdm *f = by_dm(dm);
+	size_t page = sysconf(_SC_PAGESIZE), off, span;
+	char *p;
+
+	if (!f)
+		return REAL(mlx5dv_dm_map_op_addr, "MLX5_1.19")(dm, op);
+	off = strtoul(getenv("PVFAKE_DM"), NULL, 0) % page;
+	span = (f->length + page - 1) / page * page;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		abort();
+	memset(p, 0xdd, span);
+	memcpy(p + off, f->mem, f->length < span - off ? f->length :
+							 span - off);
+	plog("mlx5dv_dm_map_op_addr dm#%d op=%u -> %zu bytes mapped, dm at "
+	     "offset %zu", f->id, op, span, off);
+	return p + off;
+}
+
+/* ------------------------------------------------------------- mlx5dr */
 /*
  * Direct-rules matchers and rules, which rxe cannot make (its domain is
  * root-only and the matcher needs DevX): with PVFAKE_MLX5_DR set, a
@@ -593,9 +1304,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
  * such a matcher.  The model keeps libmlx5's refcounts: a table with
  * matchers, a matcher with rules and an action used by a rule refuse to be
  * destroyed with EBUSY (logged "-> EBUSY"), so a binding that closes in
- * the wrong order is seen.  Tables, domains and actions stay real.  The
- * nodes MLX5_1.10 and MLX5_1.20 exist in the map already; this block binds
- * to them with .symver and adds MLX5_1.21 (mlx5dr block of the map).
+ * the wrong order is seen.  Tables, domains and actions stay real. 
  */
 struct fdr_matcher {
 	int id;
@@ -682,8 +1391,6 @@ static int dr_act_refs(struct mlx5dv_dr_action *a)
 	return n;
 }
 
-__asm__(".symver mlx5dv_dr_matcher_create, "
-	"mlx5dv_dr_matcher_create@@MLX5_1.10");
 struct mlx5dv_dr_matcher *
 mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *tbl, uint16_t prio,
 			 uint8_t mce, struct mlx5dv_flow_match_parameters *mask)
@@ -706,8 +1413,6 @@ mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *tbl, uint16_t prio,
 	return (struct mlx5dv_dr_matcher *)m;
 }
 
-__asm__(".symver mlx5dv_dr_matcher_destroy, "
-	"mlx5dv_dr_matcher_destroy@@MLX5_1.10");
 int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *matcher)
 {
 	struct fdr_matcher *m = dr_matcher_of(matcher);
@@ -742,7 +1447,6 @@ int mlx5dv_dr_matcher_set_layout(struct mlx5dv_dr_matcher *matcher,
 	return 0;
 }
 
-__asm__(".symver mlx5dv_dr_rule_create, mlx5dv_dr_rule_create@@MLX5_1.10");
 struct mlx5dv_dr_rule *
 mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 		      struct mlx5dv_flow_match_parameters *value,
@@ -780,8 +1484,6 @@ mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 	return (struct mlx5dv_dr_rule *)r;
 }
 
-__asm__(".symver mlx5dv_dr_rule_destroy, "
-	"mlx5dv_dr_rule_destroy@@MLX5_1.10");
 int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
 {
 	struct fdr_rule *r = dr_rule_of(rule);
@@ -796,8 +1498,6 @@ int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
 	return 0;
 }
 
-__asm__(".symver mlx5dv_dr_table_destroy, "
-	"mlx5dv_dr_table_destroy@@MLX5_1.10");
 int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *tbl)
 {
 	int rc;
@@ -816,8 +1516,6 @@ int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *tbl)
 	return rc;
 }
 
-__asm__(".symver mlx5dv_dr_action_destroy, "
-	"mlx5dv_dr_action_destroy@@MLX5_1.10");
 int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 {
 	if (dr_on() && dr_act_refs(a)) {
@@ -967,8 +1665,6 @@ int mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
 	return 0;
 }
 
-__asm__(".symver mlx5dv_create_flow_action_packet_reformat, "
-	"mlx5dv_create_flow_action_packet_reformat@@MLX5_1.7");
 struct ibv_flow_action *mlx5dv_create_flow_action_packet_reformat(
 	struct ibv_context *c, size_t data_sz, void *data,
 	enum mlx5dv_flow_action_packet_reformat_type type,

@@ -51,6 +51,11 @@ static int ctx_destroy(struct pv_obj *o)
 	return 0;
 }
 
+int pv_context_destroy(struct pv_obj *o)
+{
+	return ctx_destroy(o);
+}
+
 /*
  * Find 'name' in a new device list.  With open, open it and free the list;
  * without, keep the list (the ibv_device stays referenced while it is

@@ -1011,22 +1011,33 @@ static PyType_Spec tmi_spec = {
 /* CQEX                                                                */
 /* ------------------------------------------------------------------ */
 
-static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
+/* The default creation of a CQEX: ibv_create_cq_ex() */
+static struct ibv_cq_ex *cqex_create_plain(struct ibv_context *ctx,
+					   struct ibv_cq_init_attr_ex *attr,
+					   void *arg)
 {
-	static char *kwlist[] = { "context", "init_attr", NULL };
+	struct ibv_cq_ex *cq = ibv_create_cq_ex(ctx, attr);
+
+	if (!cq)
+		pv_raise_errno("ibv_create_cq_ex",
+			       "Failed to create extended CQ");
+	return cq;
+}
+
+int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
+		  pv_cqex_create_fn create, void *arg)
+{
 	struct pv_cq *self = (struct pv_cq *)obj;
-	PyObject *ctxo, *ia = Py_None, *channel = Py_None, *pd = Py_None;
+	PyObject *channel = Py_None, *pd = Py_None;
 	struct ibv_cq_init_attr_ex a = { .cqe = 100 };
 	struct pv_alloc_guard guard;
 	struct pv_obj *uses[2];
 	struct pv_context *ctx;
 	PyObject *cq_context = NULL;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:CQEX", kwlist, &ctxo,
-					 &ia))
-		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
-		pv_raise_user("CQEX is already initialised");
+		pv_raise_user("%s is already initialised",
+			      _PyType_Name(Py_TYPE(obj)));
 		return -1;
 	}
 	if (!PyObject_TypeCheck(ctxo, pv.Context)) {
@@ -1076,10 +1087,7 @@ static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
 	uses[1] = channel == Py_None ? NULL : PV_OBJ(channel);
 	pv_alloc_guard_begin(&guard, pd == Py_None ? NULL : (struct pv_pd *)pd,
 			     uses, 2);
-	self->cq_ex = ibv_create_cq_ex(ctx->ctx, &a);
-	if (!self->cq_ex)
-		pv_raise_errno("ibv_create_cq_ex",
-			       "Failed to create extended CQ");
+	self->cq_ex = (create ? create : cqex_create_plain)(ctx->ctx, &a, arg);
 	pv_alloc_guard_end(&guard, !self->cq_ex);
 	if (!self->cq_ex)
 		return -1;
@@ -1095,6 +1103,17 @@ static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
 	self->polling = self->current = 0;
 	pv_obj_opened(&self->obj);
 	return 0;
+}
+
+static int cqex_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "init_attr", NULL };
+	PyObject *ctxo, *ia = Py_None;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:CQEX", kwlist, &ctxo,
+					 &ia))
+		return -1;
+	return pv_cqex_setup(obj, ctxo, ia, NULL, NULL);
 }
 
 static PyObject *cqex_start_poll(PyObject *obj, PyObject *const *args,

@@ -184,6 +184,23 @@ static int dm_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
+/* The open DM o's ibv_dm, and in *length its size (0 when unknown: an
+ * imported DM); else NULL with TypeError or PyverbsUserError (closed). */
+struct ibv_dm *pv_dm_get(PyObject *o, uint64_t *length)
+{
+	struct pv_dm *self = (struct pv_dm *)o;
+
+	if (!pv_type_ok(o, pv.DM)) {
+		PyErr_Format(PyExc_TypeError, "dm must be a DM, not %.100s",
+			     Py_TYPE(o)->tp_name);
+		return NULL;
+	}
+	if (pv_check_open(&self->obj))
+		return NULL;
+	*length = self->imported ? 0 : self->length;
+	return self->dm;
+}
+
 /*
  * Check [offset, offset + length) of an open DM before a copy: outside the
  * allocated size (unknown for an imported DM), or wrapping around 2^64,

@@ -608,6 +608,11 @@ struct pv_context {
 				 * close (the Context is the CMID's child) */
 };
 
+/* context.c: the destroy() of a Context (ibv_close_device, then the device
+ * list), for a provider subclass that opens its device without the name
+ * lookup (Mlx5VfioContext): it calls pv_obj_setup(o, pv_context_destroy). */
+int pv_context_destroy(struct pv_obj *o);
+
 /* device_attr.c: plain-data results of the Context queries */
 struct pv_device_attr {
 	PyObject_HEAD
@@ -774,6 +779,17 @@ struct pv_cq {
 struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what);
 /* Is o a CQ or a CQEX (open or not)? */
 int pv_is_cq(PyObject *o);
+/*
+ * cq.c: the body of CQEX.__init__, for provider subclasses (Mlx5CQ, ...):
+ * check the Context ctxo and the CqInitAttrEx ia (or None), create the CQ
+ * with create(ctx, attr, arg) -- NULL: ibv_create_cq_ex -- which returns
+ * the CQ, or NULL with an exception set, then link and open obj.
+ */
+typedef struct ibv_cq_ex *(*pv_cqex_create_fn)(struct ibv_context *ctx,
+					      struct ibv_cq_init_attr_ex *attr,
+					      void *arg);
+int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
+		  pv_cqex_create_fn create, void *arg);
 
 /* cq.c: a work completion, plain data */
 struct pv_wc {
@@ -817,6 +833,10 @@ PyObject *pv_ah_attr_new(const struct ibv_ah_attr *attr);
 #if HAVE_STRUCT_IBV_FD_ARR
 int pv_fd_arr_get(PyObject *o, struct ibv_fd_arr *out);
 #endif
+
+/* dm.c: the open DM o's ibv_dm and in *length its size (0 if unknown:
+ * imported); else NULL with TypeError or PyverbsUserError (closed). */
+struct ibv_dm *pv_dm_get(PyObject *o, uint64_t *length);
 
 /* memory.c */
 /*

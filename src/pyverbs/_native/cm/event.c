@@ -5,6 +5,7 @@
  * rdma_ack_cm_event), and the plain-data ConnParam, UDParam and
  * JoinMCAttrEx.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""mlx5 over VFIO (Mlx5VfioContext, Mlx5VfioAttr).
-
-Not implemented yet: the names of upstream's module are placeholders that
-raise PyverbsUserError when used (see pyverbs._unimplemented)."""
+"""mlx5 over VFIO: Mlx5VfioAttr names a ConnectX PCI function bound to
+vfio-pci, Mlx5VfioContext (an Mlx5Context) opens it."""
+from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
+
+if getattr(_verbs, '_HAVE_MLX5', 0):
+    from pyverbs._verbs import Mlx5VfioAttr, Mlx5VfioContext
 
 fill_missing(globals(), __name__)

@@ -11,10 +11,17 @@ int pv_mlx5_init_types(PyObject *m)
 		return -1;
 
 	/* mlx5ctx: Mlx5Context & co. (first: Mlx5VfioContext derives from it) */
+	if (pv_mlx5_context_init_types(m) || pv_mlx5_cq_init_types(m) ||
+	    pv_mlx5_uar_init_types(m) || pv_mlx5_crypto_init_types(m) ||
+	    pv_mlx5_objects_init_types(m) || pv_mlx5_vfio_init_types(m))
+		return -1;
 
 	/* mlx5qp: Mlx5QP, its init attrs, mlx5dv_mkey */
 
 	/* mlx5objs: DevX, WQE/CQE views, sched */
+	if (pv_mlx5_devx_init_types(m) || pv_mlx5_wqe_init_types(m) ||
+	    pv_mlx5_sched_init_types(m))
+		return -1;
 
 	/* mlx5dr: mlx5dv_flow, dr_* */
 	if (pv_mlx5_flow_init_types(m) || pv_mlx5_dr_init_types(m) ||

@@ -12,10 +12,63 @@
 
 /* Each family's type registration (0, or -1 with an exception set). */
 /* mlx5ctx */
+int pv_mlx5_context_init_types(PyObject *m);	/* context.c */
+int pv_mlx5_cq_init_types(PyObject *m);		/* cq.c */
+int pv_mlx5_uar_init_types(PyObject *m);	/* uar.c */
+int pv_mlx5_crypto_init_types(PyObject *m);	/* crypto.c */
+int pv_mlx5_objects_init_types(PyObject *m);	/* objects.c */
+int pv_mlx5_vfio_init_types(PyObject *m);	/* vfio.c, after context */
+/* context.c: the Mlx5Context type (NULL before registration). */
+PyTypeObject *pv_mlx5_context_type(void);
+/* context.c: the open Context o, argument argname of a static method;
+ * else NULL with TypeError (Cython's wording) or PyverbsUserError. */
+struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname);
+/* context.c: Context.__init__(name=name, attr=attr) on obj (a lookup that
+ * keeps the device, the object left closed).  0 or -1. */
+int pv_mlx5_ctx_lookup(PyObject *obj, PyObject *name, PyObject *attr);
+/* context.c: tp_init of attribute objects without arguments. */
+int pv_mlx5_noargs_init(PyObject *obj, PyObject *args, PyObject *kw);
+/* context.c: store vals[i] (NULL: skip) into fields[i], i < n.  0 or -1. */
+int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
+			 PyObject *const *vals, int n);
+/* context.c: is v the int -1? (never raises) */
+int pv_mlx5_is_minus_one(PyObject *v);
+/* context.c: bytes(in) of a DevX/PP input (bytes or __bytes__; an int is
+ * refused with TypeError); a new reference or NULL. */
+PyObject *pv_mlx5_mailbox_in(PyObject *in);
+/*
+ * The slots and spec (var_slots, var_spec) of a plain-data type whose
+ * instances answer a query (no constructor arguments; struct st; Python
+ * name pyname, dotted), for pv_add_data_type().
+ */
+#define PV_MLX5_ANSWER_SPEC(var, pyname, st, doc)                       \
+	static PyType_Slot var##_slots[] = {                            \
+		{ Py_tp_doc, doc },                                     \
+		{ Py_tp_new, PyType_GenericNew },                       \
+		{ Py_tp_init, pv_mlx5_noargs_init },                    \
+		{ Py_tp_getset, NULL },                                 \
+		{ 0, NULL }                                             \
+	};                                                              \
+	static PyType_Spec var##_spec = {                               \
+		.name = pyname,                                         \
+		.basicsize = sizeof(st),                                \
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
+		.slots = var##_slots,                                   \
+	}
+/* crypto.c: the struct of the Mlx5CryptoLoginAttr o; 0, or -1 with
+ * TypeError. */
+int pv_mlx5_crypto_login_attr_get(PyObject *o,
+				  struct mlx5dv_crypto_login_attr *out);
 
 /* mlx5qp */
 
 /* mlx5objs */
+int pv_mlx5_devx_init_types(PyObject *m);	/* devx.c */
+int pv_mlx5_wqe_init_types(PyObject *m);	/* wqe.c */
+int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
+/* devx.c: destroy what a failed constructor created (o->destroy), keeping
+ * the exception set; a failing destroy is reported as unraisable. */
+void pv_mlx5_undo_create(struct pv_obj *o);
 
 /* mlx5dr */
 int pv_mlx5_flow_init_types(PyObject *m);	/* flow.c */

@@ -1,0 +1,735 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Mlx5Context: a Context opened with mlx5dv_open_device() (DevX and the
+ * other mlx5 context attributes), its queries (mlx5dv_query_device,
+ * mlx5dv_query_port), the context-wide mlx5 calls (reserved QPNs, crypto
+ * login, DevX general commands, clock conversion, EQN) and their attribute
+ * objects: Mlx5DVContextAttr, Mlx5DVContext, Mlx5DVPortAttr.
+ *
+ * The static methods take any open Context: libmlx5 checks the device
+ * itself (mlx5_get_dv_ops / is_mlx5_dev) and answers EOPNOTSUPP for a
+ * foreign one, so nothing here passes a non-mlx5 object to code that
+ * would dereference it.  Printing (__str__) is in mlx5dv.py.
+ */
+#include <errno.h>
+
+#include "mlx5.h"
+
+static PyTypeObject *mca_type;	/* Mlx5DVContextAttr */
+static PyTypeObject *mdc_type;	/* Mlx5DVContext */
+static PyTypeObject *mpa_type;	/* Mlx5DVPortAttr */
+static PyTypeObject *mctx_type;	/* Mlx5Context */
+
+/* What query_mlx5_device(comp_mask=-1) asks for: upstream v44's list. */
+#define MCTX_DEFAULT_COMP_MASK                                          \
+	(MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP |  \
+	 MLX5DV_CONTEXT_MASK_STRIDING_RQ |                               \
+	 MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |                           \
+	 MLX5DV_CONTEXT_MASK_DYN_BFREGS |                                \
+	 MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE |                         \
+	 MLX5DV_CONTEXT_MASK_DC_ODP_CAPS |                               \
+	 MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS |                         \
+	 MLX5DV_CONTEXT_MASK_DCI_STREAMS |                               \
+	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                          \
+	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
+
+/* Is v the int -1 (not a bool)? */
+int pv_mlx5_is_minus_one(PyObject *v)
+{
+	int overflow;
+	long long x;
+
+	if (!PyLong_Check(v) || PyBool_Check(v))
+		return 0;
+	x = PyLong_AsLongLongAndOverflow(v, &overflow);
+	if (x == -1 && PyErr_Occurred()) {
+		PyErr_Clear();
+		return 0;
+	}
+	return !overflow && x == -1;
+}
+
+int pv_mlx5_is_context(PyObject *obj)
+{
+	return pv_type_ok(obj, mctx_type);
+}
+
+PyTypeObject *pv_mlx5_context_type(void)
+{
+	return mctx_type;
+}
+
+struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname)
+{
+	if (!PyObject_TypeCheck(o, pv.Context)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Argument '%s' has incorrect type (expected "
+			     "pyverbs.device.Context, got %.200s)", argname,
+			     Py_TYPE(o)->tp_name);
+		return NULL;
+	}
+	if (pv_check_open(PV_OBJ(o)))
+		return NULL;
+	return (struct pv_context *)o;
+}
+
+/* ---- Mlx5DVContextAttr ---- */
+
+struct mlx5_ctx_attr {
+	PyObject_HEAD
+	struct mlx5dv_context_attr attr;
+};
+
+static const struct pv_field mca_fields[] = {
+	PV_FIELD(struct mlx5_ctx_attr, attr.flags, "flags"),
+	PV_FIELD(struct mlx5_ctx_attr, attr.comp_mask, "comp_mask"),
+	PV_FIELD_END
+};
+
+/* Store the given values (NULL: keep) into fields[0..n-1]. 0 or -1. */
+int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
+			 PyObject *const *vals, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (vals[i] && pv_field_store(obj, &fields[i], vals[i]))
+			return -1;
+	return 0;
+}
+
+static int mca_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "flags", "comp_mask", NULL };
+	PyObject *vals[2] = { NULL, NULL };
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:Mlx5DVContextAttr",
+					 kwlist, &vals[0], &vals[1]))
+		return -1;
+	return pv_mlx5_store_fields(obj, mca_fields, vals, 2);
+}
+
+static PyType_Slot mca_slots[] = {
+	{ Py_tp_doc, "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
+		    "How to open an mlx5 device (struct mlx5dv_context_attr): "
+		    "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...)." },
+	{ Py_tp_new, PyType_GenericNew },
+	{ Py_tp_init, mca_init },
+	{ Py_tp_getset, NULL },
+	{ 0, NULL }
+};
+
+static PyType_Spec mca_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
+	.basicsize = sizeof(struct mlx5_ctx_attr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = mca_slots,
+};
+
+/* ---- Mlx5DVContext (mlx5dv_query_device's answer) ---- */
+
+struct mlx5_dv_ctx {
+	PyObject_HEAD
+	struct mlx5dv_context dv;
+};
+
+#define MDC struct mlx5_dv_ctx
+static const struct pv_field mdc_fields[] = {
+	PV_FIELD_RO(MDC, dv.version, "version"),
+	PV_FIELD_RO(MDC, dv.flags, "flags"),
+	PV_FIELD(MDC, dv.comp_mask, "comp_mask"),
+	PV_FIELD_RO(MDC, dv.tunnel_offloads_caps, "tunnel_offload_caps"),
+	PV_FIELD_RO(MDC, dv.max_dynamic_bfregs, "max_dynamic_bfregs"),
+	PV_FIELD_RO(MDC, dv.max_clock_info_update_nsec,
+		    "max_clock_info_update_nsec"),
+	PV_FIELD_RO(MDC, dv.flow_action_flags, "flow_action_flags"),
+	PV_FIELD_RO(MDC, dv.dc_odp_caps, "dc_odp_caps"),
+	PV_FIELD_RO(MDC, dv.num_lag_ports, "num_lag_ports"),
+	PV_FIELD_RO(MDC, dv.max_wr_memcpy_length, "max_wr_memcpy_length"),
+	PV_FIELD_END
+};
+
+/*
+ * The nested capability structs read as dicts keyed by the C member names,
+ * as Cython converts structs: one table of (name, offset, size) per struct.
+ */
+struct mdc_member {
+	const char *name;
+	size_t off;
+	unsigned char size;
+};
+#define MDC_M(st, m) { #m, offsetof(st, m), sizeof(((st *)0)->m) }
+#define MDC_M_END { NULL, 0, 0 }
+
+static const struct mdc_member cqe_comp_members[] = {
+	MDC_M(struct mlx5dv_cqe_comp_caps, max_num),
+	MDC_M(struct mlx5dv_cqe_comp_caps, supported_format),
+	MDC_M_END
+};
+static const struct mdc_member swp_members[] = {
+	MDC_M(struct mlx5dv_sw_parsing_caps, sw_parsing_offloads),
+	MDC_M(struct mlx5dv_sw_parsing_caps, supported_qpts),
+	MDC_M_END
+};
+static const struct mdc_member strd_members[] = {
+	MDC_M(struct mlx5dv_striding_rq_caps,
+	      min_single_stride_log_num_of_bytes),
+	MDC_M(struct mlx5dv_striding_rq_caps,
+	      max_single_stride_log_num_of_bytes),
+	MDC_M(struct mlx5dv_striding_rq_caps,
+	      min_single_wqe_log_num_of_strides),
+	MDC_M(struct mlx5dv_striding_rq_caps,
+	      max_single_wqe_log_num_of_strides),
+	MDC_M(struct mlx5dv_striding_rq_caps, supported_qpts),
+	MDC_M_END
+};
+static const struct mdc_member crypto_members[] = {
+	MDC_M(struct mlx5dv_crypto_caps, failed_selftests),
+	MDC_M(struct mlx5dv_crypto_caps, crypto_engines),
+	MDC_M(struct mlx5dv_crypto_caps, wrapped_import_method),
+	MDC_M(struct mlx5dv_crypto_caps, log_max_num_deks),
+	MDC_M(struct mlx5dv_crypto_caps, flags),
+	MDC_M_END
+};
+static const struct mdc_member dci_members[] = {
+	MDC_M(struct mlx5dv_dci_streams_caps, max_log_num_concurent),
+	MDC_M(struct mlx5dv_dci_streams_caps, max_log_num_errored),
+	MDC_M_END
+};
+
+struct mdc_dict {
+	size_t off;		/* of the struct in struct mlx5dv_context */
+	const struct mdc_member *members;
+};
+
+static const struct mdc_dict mdc_dicts[] = {
+	{ offsetof(struct mlx5dv_context, cqe_comp_caps), cqe_comp_members },
+	{ offsetof(struct mlx5dv_context, sw_parsing_caps), swp_members },
+	{ offsetof(struct mlx5dv_context, striding_rq_caps), strd_members },
+	{ offsetof(struct mlx5dv_context, crypto_caps), crypto_members },
+	{ offsetof(struct mlx5dv_context, dci_streams_caps), dci_members },
+};
+
+static PyObject *mdc_get_dict(PyObject *obj, void *closure)
+{
+	const struct mdc_dict *d = closure;
+	const char *base = (const char *)&((MDC *)obj)->dv + d->off;
+	const struct mdc_member *m;
+	PyObject *res = PyDict_New();
+
+	for (m = d->members; res && m->name; m++) {
+		unsigned long long v = 0;
+		PyObject *o;
+
+		switch (m->size) {
+		case 1: v = *(const uint8_t *)(base + m->off); break;
+		case 2: v = *(const uint16_t *)(base + m->off); break;
+		case 4: v = *(const uint32_t *)(base + m->off); break;
+		default: v = *(const uint64_t *)(base + m->off); break;
+		}
+		o = PyLong_FromUnsignedLongLong(v);
+		if (!o || PyDict_SetItemString(res, m->name, o))
+			Py_CLEAR(res);
+		Py_XDECREF(o);
+	}
+	return res;
+}
+
+static PyGetSetDef mdc_extra[] = {
+	{ "cqe_comp_caps", mdc_get_dict, NULL,
+	  "CQE compression caps (dict: max_num, supported_format).",
+	  (void *)&mdc_dicts[0] },
+	{ "sw_parsing_caps", mdc_get_dict, NULL,
+	  "SW parsing caps (dict: sw_parsing_offloads, supported_qpts).",
+	  (void *)&mdc_dicts[1] },
+	{ "striding_rq_caps", mdc_get_dict, NULL,
+	  "Striding RQ caps (dict).", (void *)&mdc_dicts[2] },
+	{ "crypto_caps", mdc_get_dict, NULL,
+	  "Crypto caps (dict).", (void *)&mdc_dicts[3] },
+	{ "dci_streams_caps", mdc_get_dict, NULL,
+	  "DCI streams caps (dict: max_log_num_concurent, "
+	  "max_log_num_errored).", (void *)&mdc_dicts[4] },
+	{ NULL }
+};
+#undef MDC
+
+/* Attribute objects that take no constructor arguments. */
+int pv_mlx5_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {
+		PyErr_Format(PyExc_TypeError, "%s() takes no arguments",
+			     _PyType_Name(Py_TYPE(obj)));
+		return -1;
+	}
+	return 0;
+}
+
+PV_MLX5_ANSWER_SPEC(mdc, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContext",
+		    struct mlx5_dv_ctx,
+		    "Mlx5DVContext()\n--\n\n"
+		    "mlx5-specific device capabilities (struct "
+		    "mlx5dv_context), as Mlx5Context.query_mlx5_device() "
+		    "returns them.");
+
+/* ---- Mlx5DVPortAttr (mlx5dv_query_port's answer) ---- */
+
+struct mlx5_port_attr {
+	PyObject_HEAD
+	struct mlx5dv_port attr;
+};
+
+#define MPA struct mlx5_port_attr
+static const struct pv_field mpa_fields[] = {
+	PV_FIELD_RO(MPA, attr.flags, "flags"),
+	PV_FIELD_RO(MPA, attr.vport, "vport"),
+	PV_FIELD_RO(MPA, attr.vport_vhca_id, "vport_vhca_id"),
+	PV_FIELD_RO(MPA, attr.esw_owner_vhca_id, "esw_owner_vhca_id"),
+	PV_FIELD_RO(MPA, attr.vport_steering_icm_rx, "vport_steering_icm_rx"),
+	PV_FIELD_RO(MPA, attr.vport_steering_icm_tx, "vport_steering_icm_tx"),
+	PV_FIELD_RO(MPA, attr.reg_c0.value, "reg_c0_value"),
+	PV_FIELD_RO(MPA, attr.reg_c0.mask, "reg_c0_mask"),
+	PV_FIELD_END
+};
+#undef MPA
+
+PV_MLX5_ANSWER_SPEC(mpa, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVPortAttr",
+		    struct mlx5_port_attr,
+		    "Mlx5DVPortAttr()\n--\n\n"
+		    "mlx5-specific port attributes (struct mlx5dv_port), as "
+		    "Mlx5Context.query_mlx5_port() returns them.");
+
+/* ---- Mlx5Context ---- */
+
+/*
+ * Look 'name' up through Context.__init__(name=name, attr=attr), which
+ * keeps the device and leaves the object closed.  0 or -1.
+ */
+int pv_mlx5_ctx_lookup(PyObject *obj, PyObject *name, PyObject *attr)
+{
+	PyObject *args, *kw;
+	int rc = -1;
+
+	args = PyTuple_New(0);
+	kw = Py_BuildValue("{s:O,s:O}", "name", name, "attr", attr);
+	if (args && kw)
+		rc = pv.Context->tp_init(obj, args, kw);
+	Py_XDECREF(args);
+	Py_XDECREF(kw);
+	return rc;
+}
+
+static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "attr", "name", NULL };
+	struct pv_context *self = (struct pv_context *)obj;
+	PyObject *attr, *name = NULL;
+	struct mlx5_ctx_attr *a;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:Mlx5Context", kwlist,
+					 &attr, &name))
+		return -1;
+	if (!PyObject_TypeCheck(attr, mca_type)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Argument 'attr' has incorrect type (expected "
+			     "%s, got %.200s)", mca_spec.name,
+			     Py_TYPE(attr)->tp_name);
+		return -1;
+	}
+	a = (struct mlx5_ctx_attr *)attr;
+	if (!name) {
+		name = PyUnicode_FromString("");
+		if (!name)
+			return -1;
+		rc = pv_mlx5_ctx_lookup(obj, name, attr);
+		Py_DECREF(name);
+	} else {
+		rc = pv_mlx5_ctx_lookup(obj, name, attr);
+	}
+	if (rc)
+		return -1;
+	if (!self->device) {	/* cannot happen: the lookup raised */
+		pv_raise_user("No device to open");
+		return -1;
+	}
+	if (!mlx5dv_is_supported(self->device)) {
+		pv_raise_user("This is not an MLX5 device");
+		return -1;
+	}
+	/* NULL with errno set */
+	self->ctx = mlx5dv_open_device(self->device, &a->attr);
+	if (!self->ctx) {
+		pv_raise_errno("mlx5dv_open_device",
+			       "Failed to open mlx5 context on %U",
+			       self->name);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *mctx_query_mlx5_device(PyObject *obj, PyObject *args,
+					PyObject *kw)
+{
+	static char *kwlist[] = { "comp_mask", NULL };
+	struct pv_context *self = (struct pv_context *)obj;
+	PyObject *maskobj = NULL;
+	struct mlx5_dv_ctx *res;
+	uint64_t mask = MCTX_DEFAULT_COMP_MASK;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:query_mlx5_device",
+					 kwlist, &maskobj))
+		return NULL;
+	/* -1 (the default) is upstream's "everything v44 knows" */
+	if (maskobj && !pv_mlx5_is_minus_one(maskobj) &&
+	    pv_to_u64(maskobj, UINT64_MAX, &mask, "comp_mask"))
+		return NULL;
+	if (pv_check_open(&self->obj))
+		return NULL;
+	res = PyObject_New(struct mlx5_dv_ctx, mdc_type);
+	if (!res)
+		return NULL;
+	memset(&res->dv, 0, sizeof(res->dv));
+	res->dv.comp_mask = mask;
+	rc = mlx5dv_query_device(self->ctx, &res->dv);	/* returns errno */
+	if (rc) {
+		Py_DECREF(res);
+		return pv_raise_rc(rc, "mlx5dv_query_device",
+				   "Failed to query mlx5 device %U.",
+				   self->name);
+	}
+	return (PyObject *)res;
+}
+
+static PyObject *mctx_query_mlx5_port(PyObject *unused, PyObject *args,
+				      PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", "port_num", NULL };
+	struct mlx5_port_attr *res;
+	struct pv_context *ctx;
+	PyObject *ctxo;
+	uint32_t port;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:query_mlx5_port",
+					 kwlist, &ctxo, pv_conv_u32, &port))
+		return NULL;
+	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	if (!ctx)
+		return NULL;
+	res = PyObject_New(struct mlx5_port_attr, mpa_type);
+	if (!res)
+		return NULL;
+	memset(&res->attr, 0, sizeof(res->attr));
+	/* inline: _mlx5dv_query_port(ctx, port, info, sizeof); errno */
+	rc = mlx5dv_query_port(ctx->ctx, port, &res->attr);
+	if (rc) {
+		Py_DECREF(res);
+		return pv_raise_rc(rc, "_mlx5dv_query_port",
+				   "Failed to query dv port mlx5 %U port %u.",
+				   ctx->name, port);
+	}
+	return (PyObject *)res;
+}
+
+static PyObject *mctx_reserved_qpn_alloc(PyObject *unused, PyObject *args,
+					 PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", NULL };
+	struct pv_context *ctx;
+	PyObject *ctxo;
+	uint32_t qpn = 0;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:reserved_qpn_alloc",
+					 kwlist, &ctxo))
+		return NULL;
+	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	if (!ctx)
+		return NULL;
+	rc = mlx5dv_reserved_qpn_alloc(ctx->ctx, &qpn);	/* errno */
+	if (rc)
+		return pv_raise_rc(rc, "mlx5dv_reserved_qpn_alloc",
+				   "Failed to alloc reserved QP number.");
+	return PyLong_FromUnsignedLong(qpn);
+}
+
+static PyObject *mctx_reserved_qpn_dealloc(PyObject *unused, PyObject *args,
+					   PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", "qpn", NULL };
+	struct pv_context *ctx;
+	PyObject *ctxo;
+	uint32_t qpn;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:reserved_qpn_dealloc",
+					 kwlist, &ctxo, pv_conv_u32, &qpn))
+		return NULL;
+	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	if (!ctx)
+		return NULL;
+	rc = mlx5dv_reserved_qpn_dealloc(ctx->ctx, qpn);	/* errno */
+	if (rc)
+		return pv_raise_rc(rc, "mlx5dv_reserved_qpn_dealloc",
+				   "Failed to dealloc QP number %u.", qpn);
+	Py_RETURN_NONE;
+}
+
+static PyObject *mctx_crypto_login(PyObject *unused, PyObject *args,
+				   PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", "login_attr", NULL };
+	struct mlx5dv_crypto_login_attr la;
+	struct pv_context *ctx;
+	PyObject *ctxo, *lao;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:crypto_login", kwlist,
+					 &ctxo, &lao))
+		return NULL;
+	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	if (!ctx || pv_mlx5_crypto_login_attr_get(lao, &la))
+		return NULL;
+	rc = mlx5dv_crypto_login(ctx->ctx, &la);	/* errno */
+	if (rc)
+		return pv_raise_rc(rc, "mlx5dv_crypto_login",
+				   "Failed to create crypto login session.");
+	Py_RETURN_NONE;
+}
+
+static PyObject *mctx_query_login_state(PyObject *unused, PyObject *args,
+					PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", NULL };
+	enum mlx5dv_crypto_login_state state = 0;
+	struct pv_context *ctx;
+	PyObject *ctxo;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:query_login_state",
+					 kwlist, &ctxo))
+		return NULL;
+	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	if (!ctx)
+		return NULL;
+	rc = mlx5dv_crypto_login_query_state(ctx->ctx, &state);	/* errno */
+	if (rc)
+		return pv_raise_rc(rc, "mlx5dv_crypto_login_query_state",
+				   "Failed to query the crypto login session "
+				   "state.");
+	return PyLong_FromLong(state);
+}
+
+static PyObject *mctx_crypto_logout(PyObject *unused, PyObject *args,
+				    PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", NULL };
+	struct pv_context *ctx;
+	PyObject *ctxo;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:crypto_logout", kwlist,
+					 &ctxo))
+		return NULL;
+	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	if (!ctx)
+		return NULL;
+	rc = mlx5dv_crypto_logout(ctx->ctx);	/* errno */
+	if (rc)
+		return pv_raise_rc(rc, "mlx5dv_crypto_logout",
+				   "Failed to logout from crypto login "
+				   "session.");
+	Py_RETURN_NONE;
+}
+
+/*
+ * bytes(in_) as upstream (bytes, or an object with __bytes__); a new
+ * reference or NULL.  An int is refused (bytes(5) would be 5 zero bytes).
+ */
+PyObject *pv_mlx5_mailbox_in(PyObject *in)
+{
+	if (PyLong_Check(in)) {
+		PyErr_Format(PyExc_TypeError,
+			     "in_ must be bytes or have __bytes__, not %.100s",
+			     Py_TYPE(in)->tp_name);
+		return NULL;
+	}
+	return PyObject_Bytes(in);
+}
+
+static PyObject *mctx_devx_general_cmd(PyObject *obj, PyObject *args,
+				       PyObject *kw)
+{
+	static char *kwlist[] = { "in_", "outlen", NULL };
+	struct pv_context *self = (struct pv_context *)obj;
+	PyObject *ino, *in, *res = NULL;
+	size_t outlen;
+	void *out;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:devx_general_cmd",
+					 kwlist, &ino, pv_conv_size, &outlen))
+		return NULL;
+	if (pv_check_open(&self->obj))
+		return NULL;
+	in = pv_mlx5_mailbox_in(ino);
+	if (!in)
+		return NULL;
+	if (outlen > PY_SSIZE_T_MAX) {
+		Py_DECREF(in);
+		return PyErr_NoMemory();
+	}
+	out = PyMem_Calloc(1, outlen ? outlen : 1);
+	if (!out) {
+		Py_DECREF(in);
+		return PyErr_NoMemory();
+	}
+	rc = mlx5dv_devx_general_cmd(self->ctx, PyBytes_AS_STRING(in),
+				     PyBytes_GET_SIZE(in), out, outlen);
+	if (rc)
+		pv_raise_rc(rc, "mlx5dv_devx_general_cmd",
+			    "DevX general command failed");
+	else
+		res = PyBytes_FromStringAndSize(out, outlen);
+	PyMem_Free(out);
+	Py_DECREF(in);
+	return res;
+}
+
+static PyObject *mctx_device_timestamp_to_ns(PyObject *unused,
+					     PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", "device_timestamp", NULL };
+	struct mlx5dv_clock_info ci;
+	struct pv_context *ctx;
+	PyObject *ctxo;
+	uint64_t ts;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "OO&:device_timestamp_to_ns", kwlist,
+					 &ctxo, pv_conv_u64, &ts))
+		return NULL;
+	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	if (!ctx)
+		return NULL;
+	memset(&ci, 0, sizeof(ci));
+	rc = mlx5dv_get_clock_info(ctx->ctx, &ci);	/* errno */
+	if (rc)
+		return pv_raise_rc(rc, "mlx5dv_get_clock_info",
+				   "Failed to get the clock info");
+	return PyLong_FromUnsignedLongLong(mlx5dv_ts_to_ns(&ci, ts));
+}
+
+static PyObject *mctx_devx_query_eqn(PyObject *obj, PyObject *args,
+				     PyObject *kw)
+{
+	static char *kwlist[] = { "vector", NULL };
+	struct pv_context *self = (struct pv_context *)obj;
+	uint32_t vector, eqn = 0;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:devx_query_eqn",
+					 kwlist, pv_conv_u32, &vector))
+		return NULL;
+	if (pv_check_open(&self->obj))
+		return NULL;
+	rc = mlx5dv_devx_query_eqn(self->ctx, vector, &eqn);	/* errno */
+	if (rc)
+		return pv_raise_rc(rc, "mlx5dv_devx_query_eqn",
+				   "Failed to query EQN");
+	return PyLong_FromUnsignedLong(eqn);
+}
+
+#define MCTX_KW(name, fn) \
+	name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS
+#define MCTX_STATIC(name, fn) \
+	name, (PyCFunction)(void (*)(void))fn, \
+	METH_VARARGS | METH_KEYWORDS | METH_STATIC
+
+static PyMethodDef mctx_methods[] = {
+	{ MCTX_KW("query_mlx5_device", mctx_query_mlx5_device),
+	  "query_mlx5_device($self, /, comp_mask=-1)\n--\n\n"
+	  "The device's mlx5 capabilities (mlx5dv_query_device) as an "
+	  "Mlx5DVContext; comp_mask -1 asks for every capability upstream "
+	  "pyverbs 44 knows (0x38ff)." },
+	{ MCTX_STATIC("query_mlx5_port", mctx_query_mlx5_port),
+	  "query_mlx5_port(ctx, port_num)\n--\n\n"
+	  "The mlx5 attributes of port port_num of Context ctx "
+	  "(mlx5dv_query_port) as an Mlx5DVPortAttr." },
+	{ MCTX_STATIC("reserved_qpn_alloc", mctx_reserved_qpn_alloc),
+	  "reserved_qpn_alloc(ctx)\n--\n\n"
+	  "Allocate a reserved QP number from the firmware." },
+	{ MCTX_STATIC("reserved_qpn_dealloc", mctx_reserved_qpn_dealloc),
+	  "reserved_qpn_dealloc(ctx, qpn)\n--\n\n"
+	  "Give a reserved QP number back to the firmware." },
+	{ MCTX_STATIC("crypto_login", mctx_crypto_login),
+	  "crypto_login(ctx, login_attr)\n--\n\n"
+	  "Open a crypto login session (mlx5dv_crypto_login) with an "
+	  "Mlx5CryptoLoginAttr." },
+	{ MCTX_STATIC("query_login_state", mctx_query_login_state),
+	  "query_login_state(ctx)\n--\n\n"
+	  "The state of the crypto login session "
+	  "(MLX5DV_CRYPTO_LOGIN_STATE_*)." },
+	{ MCTX_STATIC("crypto_logout", mctx_crypto_logout),
+	  "crypto_logout(ctx)\n--\n\n"
+	  "Close the crypto login session." },
+	{ MCTX_KW("devx_general_cmd", mctx_devx_general_cmd),
+	  "devx_general_cmd($self, /, in_, outlen)\n--\n\n"
+	  "Run a DevX general command: in_ is the input mailbox (bytes or "
+	  "an object with __bytes__); returns outlen bytes of output." },
+	{ MCTX_STATIC("device_timestamp_to_ns", mctx_device_timestamp_to_ns),
+	  "device_timestamp_to_ns(ctx, device_timestamp)\n--\n\n"
+	  "Convert a device timestamp (HCA core clock cycles) to "
+	  "nanoseconds (mlx5dv_get_clock_info + mlx5dv_ts_to_ns)." },
+	{ MCTX_KW("devx_query_eqn", mctx_devx_query_eqn),
+	  "devx_query_eqn($self, /, vector)\n--\n\n"
+	  "The device EQ number of completion vector 'vector'." },
+	{ NULL }
+};
+
+static PyObject *mctx_repr(PyObject *obj)
+{
+	struct pv_context *self = (struct pv_context *)obj;
+
+	if (self->obj.closed)
+		return PyUnicode_FromFormat("<%s %R closed>",
+					    _PyType_Name(Py_TYPE(obj)),
+					    self->name ? self->name : Py_None);
+	return PyUnicode_FromFormat("<%s %U>", _PyType_Name(Py_TYPE(obj)),
+				    self->name);
+}
+
+static PyType_Slot mctx_slots[] = {
+	{ Py_tp_doc, "Mlx5Context(attr, name='')\n--\n\n"
+		    "An mlx5 device opened with mlx5dv_open_device() and the "
+		    "Mlx5DVContextAttr attr.  A device that is not mlx5 "
+		    "raises PyverbsUserError('This is not an MLX5 device')." },
+	{ Py_tp_init, mctx_init },
+	{ Py_tp_methods, mctx_methods },
+	{ Py_tp_repr, mctx_repr },
+	{ 0, NULL }
+};
+
+static PyType_Spec mctx_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5Context",
+	.basicsize = sizeof(struct pv_context),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	/* GC and its slots: inherited from the base */
+	.slots = mctx_slots,
+};
+
+int pv_mlx5_context_init_types(PyObject *m)
+{
+	if (pv_add_data_type(m, &mca_spec, pv.PyverbsObject, mca_fields, NULL,
+			     NULL, &mca_type) ||
+	    pv_add_data_type(m, &mdc_spec, pv.PyverbsObject, mdc_fields, NULL,
+			     mdc_extra, &mdc_type) ||
+	    pv_add_data_type(m, &mpa_spec, pv.PyverbsObject, mpa_fields, NULL,
+			     NULL, &mpa_type) ||
+	    pv_add_type(m, &mctx_spec, pv.Context, &mctx_type))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,877 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * DevX objects of pyverbs.providers.mlx5.mlx5dv: Mlx5DevxObj, Mlx5UMEM,
+ * Mlx5DevxEq, Mlx5DevxMsiVector (each a child of its Context) and
+ * Mlx5DmOpAddr (a child of its DM).
+ *
+ * They take any Context, as upstream's do: libmlx5 checks the device in
+ * every creator (mlx5_get_dv_ops) and fails with EOPNOTSUPP on another
+ * provider's, so the errors stay the library's.
+ *
+ * Mailboxes: the input is bytes(in_) (bytes, or anything bytes() accepts,
+ * __bytes__ included, as upstream); the output is a new bytes object of
+ * outlen zero bytes that the command fills in place, returned as is.
+ *
+ * A created DevX object or EQ whose output mailbox says the firmware
+ * command failed (status byte out[0] nonzero, syndrome in out[4:8]) is
+ * destroyed before the error is raised; upstream raises and leaks it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mlx5.h"
+
+static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type,
+	*msi_vector_type, *dm_op_addr_type;
+
+/* ------------------------------------------------------------------ */
+/* Mailboxes                                                           */
+/* ------------------------------------------------------------------ */
+
+/* bytes(in_), as upstream; a new reference or NULL. */
+static PyObject *devx_inbox(PyObject *in_)
+{
+	return PyObject_CallOneArg((PyObject *)&PyBytes_Type, in_);
+}
+
+/* A new bytes object of outlen zero bytes, filled in place by a command
+ * (it is not shared until returned); NULL with an exception. */
+static PyObject *devx_outbox(size_t outlen)
+{
+	PyObject *out;
+
+	if (outlen > PY_SSIZE_T_MAX)
+		return PyErr_NoMemory();
+	out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)outlen);
+	if (out)
+		memset(PyBytes_AS_STRING(out), 0, outlen);
+	return out;
+}
+
+/*
+ * The firmware status of a create command's output: 0 if out[0] is zero
+ * (or out is empty), else -1 with PyverbsRDMAError naming the status and
+ * the syndrome (out[4:8]) in upstream's words.
+ */
+static int devx_check_status(PyObject *out, const char *what,
+			     const char *func)
+{
+	const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(out);
+	Py_ssize_t n = PyBytes_GET_SIZE(out), i;
+	char syn[9];
+	int k = 0;
+
+	if (n < 1 || !p[0])
+		return 0;
+	for (i = 4; i < 8 && i < n; i++)
+		k += snprintf(syn + k, sizeof(syn) - k, "%02x", p[i]);
+	syn[k] = 0;
+	pv_raise_code(-1, func, "Failed to create %s with status(0x%x) and "
+		      "syndrome (0x%s)", what, p[0], syn);
+	return -1;
+}
+
+/* Refuse a second __init__ on an object already created. */
+static int devx_fresh(struct pv_obj *o, const char *name)
+{
+	if (!o->closed || o->nparents) {
+		pv_raise_user("%s is already initialised", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Mlx5DevxObj and Mlx5DevxEq: objects created by a mailbox command     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What differs between the two: the libmlx5 calls (create returns NULL
+ * and sets errno; destroy returns an errno value) and the words of the
+ * messages.
+ */
+struct devx_kind {
+	const char *name;	/* the Python class */
+	const char *what;	/* "DevX object" */
+	void *(*create)(struct ibv_context *ctx, const void *in, size_t inlen,
+			void *out, size_t outlen);
+	const char *create_fn;
+	int (*destroy)(void *handle);
+	const char *destroy_fn;
+	const char *destroy_msg;
+};
+
+/* parents[0] is the Context.  A DevX object's DR actions
+ * (DrActionFlowCounter, DrActionDestTir) are its children. */
+struct devx_mbox_obj {
+	struct pv_obj obj;
+	void *handle;		/* struct mlx5dv_devx_obj / _devx_eq */
+	const struct devx_kind *kind;
+	PyObject *out_view;	/* memoryview of the create output */
+};
+
+static void *devx_obj_create(struct ibv_context *ctx, const void *in,
+			     size_t inlen, void *out, size_t outlen)
+{
+	return mlx5dv_devx_obj_create(ctx, in, inlen, out, outlen);
+}
+
+static int devx_obj_destroy(void *h)
+{
+	return mlx5dv_devx_obj_destroy(h);
+}
+
+static void *devx_eq_create(struct ibv_context *ctx, const void *in,
+			    size_t inlen, void *out, size_t outlen)
+{
+	return mlx5dv_devx_create_eq(ctx, in, inlen, out, outlen);
+}
+
+static int devx_eq_destroy(void *h)
+{
+	return mlx5dv_devx_destroy_eq(h);
+}
+
+static const struct devx_kind devx_obj_kind = {
+	"Mlx5DevxObj", "DevX object", devx_obj_create,
+	"mlx5dv_devx_obj_create", devx_obj_destroy, "mlx5dv_devx_obj_destroy",
+	"Failed to destroy a DevX object",
+};
+
+static const struct devx_kind devx_eq_kind = {
+	"Mlx5DevxEq", "async EQ object", devx_eq_create,
+	"mlx5dv_devx_create_eq", devx_eq_destroy, "mlx5dv_devx_destroy_eq",
+	"Failed to destroy a DevX EQ object",
+};
+
+static int mbox_destroy(struct pv_obj *o)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)o;
+	int rc;
+
+	if (!self->handle)
+		return 0;
+	rc = self->kind->destroy(self->handle);	/* errno value */
+	if (rc) {
+		pv_raise_rc(rc, self->kind->destroy_fn, "%s",
+			    self->kind->destroy_msg);
+		return -1;
+	}
+	self->handle = NULL;
+	return 0;
+}
+
+/* __init__(context, in_, outlen) of either kind. */
+static int mbox_init(struct devx_mbox_obj *self, PyObject *args,
+		     PyObject *kw, const struct devx_kind *kind)
+{
+	static char *kwlist[] = { "context", "in_", "outlen", NULL };
+	PyObject *ctxo, *in_, *in, *out;
+	struct pv_context *ctx;
+	size_t outlen;
+	char fmt[40];
+
+	snprintf(fmt, sizeof(fmt), "O!OO&:%s", kind->name);
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv.Context,
+					 &ctxo, &in_, pv_conv_size, &outlen) ||
+	    devx_fresh(&self->obj, kind->name))
+		return -1;
+	ctx = (struct pv_context *)ctxo;
+	if (pv_check_open(&ctx->obj) || !(in = devx_inbox(in_)))
+		return -1;
+	out = devx_outbox(outlen);
+	if (!out) {
+		Py_DECREF(in);
+		return -1;
+	}
+	pv_obj_setup(&self->obj, mbox_destroy);
+	self->kind = kind;
+	self->handle = kind->create(ctx->ctx, PyBytes_AS_STRING(in),
+				    PyBytes_GET_SIZE(in),
+				    PyBytes_AS_STRING(out), outlen);
+	Py_DECREF(in);
+	if (!self->handle) {
+		pv_raise_errno(kind->create_fn, "Failed to create %s",
+			       kind->what);
+		goto err;
+	}
+	if (devx_check_status(out, kind->what, kind->create_fn))
+		goto err_destroy;
+	Py_XSETREF(self->out_view, PyMemoryView_FromObject(out));
+	if (!self->out_view || pv_obj_link(&self->obj, &ctx->obj))
+		goto err_destroy;
+	Py_DECREF(out);
+	pv_obj_opened(&self->obj);
+	return 0;
+err_destroy:
+	pv_mlx5_undo_create(&self->obj);
+err:
+	Py_DECREF(out);
+	return -1;
+}
+
+static int devx_obj_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return mbox_init((struct devx_mbox_obj *)obj, args, kw,
+			 &devx_obj_kind);
+}
+
+static int devx_eq_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return mbox_init((struct devx_mbox_obj *)obj, args, kw,
+			 &devx_eq_kind);
+}
+
+static PyObject *mbox_get_out_view(PyObject *obj, void *closure)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return Py_NewRef(self->out_view);
+}
+
+static int mbox_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+	Py_VISIT(((struct devx_mbox_obj *)obj)->out_view);
+	return pv_obj_traverse(PV_OBJ(obj), visit, arg);
+}
+
+static int mbox_clear(PyObject *obj)
+{
+	pv_obj_clear(PV_OBJ(obj));
+	Py_CLEAR(((struct devx_mbox_obj *)obj)->out_view);
+	return 0;
+}
+
+/* A DevX command on the open object: cmd(obj, in, inlen, out, outlen)
+ * returns an errno value. */
+static PyObject *devx_obj_cmd(struct devx_mbox_obj *self, PyObject *args,
+			      PyObject *kw, const char *fmt,
+			      int (*cmd)(struct mlx5dv_devx_obj *, const void *,
+					 size_t, void *, size_t),
+			      const char *func, const char *msg)
+{
+	static char *kwlist[] = { "in_", "outlen", NULL };
+	PyObject *in_, *in, *out;
+	size_t outlen;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &in_,
+					 pv_conv_size, &outlen) ||
+	    pv_check_open(&self->obj))
+		return NULL;
+	in = devx_inbox(in_);
+	if (!in)
+		return NULL;
+	out = devx_outbox(outlen);
+	if (!out) {
+		Py_DECREF(in);
+		return NULL;
+	}
+	rc = cmd(self->handle, PyBytes_AS_STRING(in), PyBytes_GET_SIZE(in),
+		 PyBytes_AS_STRING(out), outlen);
+	Py_DECREF(in);
+	if (rc) {
+		Py_DECREF(out);
+		return pv_raise_rc(rc, func, "%s", msg);
+	}
+	return out;
+}
+
+static PyObject *devx_obj_query(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return devx_obj_cmd((struct devx_mbox_obj *)obj, args, kw, "OO&:query",
+			    mlx5dv_devx_obj_query, "mlx5dv_devx_obj_query",
+			    "Failed to query DevX object");
+}
+
+static PyObject *devx_obj_modify(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return devx_obj_cmd((struct devx_mbox_obj *)obj, args, kw, "OO&:modify",
+			    mlx5dv_devx_obj_modify, "mlx5dv_devx_obj_modify",
+			    "Failed to modify DevX object");
+}
+
+/* The struct mlx5dv_devx_obj's address (what upstream returns since v62;
+ * v44 returned the pointer cast to a Python object, unusable). */
+static PyObject *devx_obj_get_obj(PyObject *obj, void *closure)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromVoidPtr(self->handle);
+}
+
+struct mlx5dv_devx_obj *pv_mlx5_devx_obj_get(PyObject *obj)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+
+	if (!pv_type_ok(obj, devx_obj_type)) {
+		PyErr_Format(PyExc_TypeError, "expected a Mlx5DevxObj, not "
+			     "%.100s", Py_TYPE(obj)->tp_name);
+		return NULL;
+	}
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return self->handle;
+}
+
+static PyMethodDef devx_obj_methods[] = {
+	{ "query", (PyCFunction)(void (*)(void))devx_obj_query,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "query($self, /, in_, outlen)\n--\n\n"
+	  "Run a query command (in_: its input mailbox, bytes or anything "
+	  "bytes() accepts) on the object; return outlen bytes of output "
+	  "(mlx5dv_devx_obj_query)." },
+	{ "modify", (PyCFunction)(void (*)(void))devx_obj_modify,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "modify($self, /, in_, outlen)\n--\n\n"
+	  "Run a modify command on the object; return outlen bytes of "
+	  "output (mlx5dv_devx_obj_modify)." },
+	{ NULL }
+};
+
+static PyGetSetDef devx_obj_getset[] = {
+	{ "out_view", mbox_get_out_view, NULL,
+	  "The output mailbox of the create command (a memoryview).", NULL },
+	{ "obj", devx_obj_get_obj, NULL,
+	  "The address of the struct mlx5dv_devx_obj.", NULL },
+	{ NULL }
+};
+
+static PyType_Slot devx_obj_slots[] = {
+	{ Py_tp_doc, "Mlx5DevxObj(context, in_, outlen)\n--\n\n"
+		     "A DevX object created by a firmware command (in_: its "
+		     "input mailbox; outlen: the size of its output, kept in "
+		     "out_view).  A command that the firmware rejects (nonzero "
+		     "status) raises PyverbsRDMAError with the syndrome and "
+		     "leaves nothing created." },
+	{ Py_tp_init, devx_obj_init },
+	{ Py_tp_methods, devx_obj_methods },
+	{ Py_tp_getset, devx_obj_getset },
+	{ Py_tp_traverse, mbox_traverse },
+	{ Py_tp_clear, mbox_clear },
+	{ 0, NULL }
+};
+
+static PyType_Spec devx_obj_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxObj",
+	.basicsize = sizeof(struct devx_mbox_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = devx_obj_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5UMEM                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * parents[0] is the Context.  With addr=None pyverbs allocates the memory
+ * (aligned, zeroed) and frees it after deregistration.  A raw address is
+ * the caller's, as with MR(address=<int>): pyverbs never reads or writes
+ * it; the kernel pins its pages at registration and refuses (EFAULT) a
+ * range that is not mapped, so a bad address is a clean error, not a crash.
+ */
+struct umem {
+	struct pv_obj obj;
+	struct mlx5dv_devx_umem *umem;
+	void *addr;
+	int own;		/* addr was allocated here */
+};
+
+static int umem_destroy(struct pv_obj *o)
+{
+	struct umem *self = (struct umem *)o;
+	int rc;
+
+	if (self->umem) {
+		rc = mlx5dv_devx_umem_dereg(self->umem);	/* errno */
+		if (rc) {
+			pv_raise_rc(rc, "mlx5dv_devx_umem_dereg",
+				    "Failed to dereg UMEM.");
+			return -1;
+		}
+		self->umem = NULL;
+	}
+	if (self->own)
+		free(self->addr);
+	self->addr = NULL;
+	self->own = 0;
+	return 0;
+}
+
+static int umem_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "size", "addr", "alignment",
+				  "access", "pgsz_bitmap", "comp_mask",
+				  "dmabuf_fd", NULL };
+	struct umem *self = (struct umem *)obj;
+	PyObject *ctxo, *addro = Py_None;
+	size_t size, alignment = 64;
+	uint32_t access = 0;
+	uint64_t pgsz_bitmap = 0, comp_mask = 0;
+	int dmabuf_fd = 0;
+	struct pv_context *ctx;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O&|OO&O&O&O&O&:Mlx5UMEM",
+					 kwlist, pv.Context, &ctxo,
+					 pv_conv_size, &size, &addro,
+					 pv_conv_size, &alignment,
+					 pv_conv_u32, &access,
+					 pv_conv_u64, &pgsz_bitmap,
+					 pv_conv_u64, &comp_mask,
+					 pv_conv_int, &dmabuf_fd))
+		return -1;
+	if (devx_fresh(&self->obj, "Mlx5UMEM"))
+		return -1;
+	ctx = (struct pv_context *)ctxo;
+	if (pv_check_open(&ctx->obj))
+		return -1;
+	pv_obj_setup(&self->obj, umem_destroy);
+	if (addro != Py_None) {
+		uint64_t a;
+
+		if (pv_to_u64(addro, UINTPTR_MAX, &a, "addr"))
+			return -1;
+		self->addr = (void *)(uintptr_t)a;
+		self->own = 0;
+	} else {
+		int rc;
+
+		if (alignment < sizeof(void *) ||
+		    (alignment & (alignment - 1))) {
+			PyErr_Format(PyExc_ValueError,
+				     "alignment must be a power of two and a "
+				     "multiple of %zu, not %zu",
+				     sizeof(void *), alignment);
+			return -1;
+		}
+		rc = posix_memalign(&self->addr, alignment, size ? size : 1);
+		if (rc) {	/* an errno value */
+			self->addr = NULL;
+			PyErr_Format(PyExc_MemoryError,
+				     "Failed to allocate memory (%s)",
+				     strerror(rc));
+			return -1;
+		}
+		memset(self->addr, 0, size);
+		self->own = 1;
+	}
+	if (pgsz_bitmap || comp_mask) {
+		struct mlx5dv_devx_umem_in in = {
+			.addr = self->addr,
+			.size = size,
+			.access = access,
+			.pgsz_bitmap = pgsz_bitmap,
+			.comp_mask = comp_mask,
+			.dmabuf_fd = dmabuf_fd,
+		};
+
+		self->umem = mlx5dv_devx_umem_reg_ex(ctx->ctx, &in);
+		if (!self->umem)
+			pv_raise_errno("mlx5dv_devx_umem_reg_ex",
+				       "Failed to register a UMEM.");
+	} else {
+		self->umem = mlx5dv_devx_umem_reg(ctx->ctx, self->addr, size,
+						  access);
+		if (!self->umem)
+			pv_raise_errno("mlx5dv_devx_umem_reg",
+				       "Failed to register a UMEM.");
+	}
+	if (!self->umem || pv_obj_link(&self->obj, &ctx->obj)) {
+		pv_mlx5_undo_create(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *umem_get_id(PyObject *obj, void *closure)
+{
+	struct umem *self = (struct umem *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromUnsignedLong(self->umem->umem_id);
+}
+
+static PyObject *umem_get_addr(PyObject *obj, void *closure)
+{
+	struct umem *self = (struct umem *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	if (!self->addr)
+		Py_RETURN_NONE;
+	return PyLong_FromVoidPtr(self->addr);
+}
+
+static PyGetSetDef umem_getset[] = {
+	{ "umem_id", umem_get_id, NULL, "The UMEM's id.", NULL },
+	{ "umem_addr", umem_get_addr, NULL,
+	  "The address of the registered memory.", NULL },
+	{ NULL }
+};
+
+static PyType_Slot umem_slots[] = {
+	{ Py_tp_doc, "Mlx5UMEM(context, size, addr=None, alignment=64, "
+		     "access=0, pgsz_bitmap=0, comp_mask=0, dmabuf_fd=0)\n--\n\n"
+		     "User memory registered for DevX (mlx5dv_devx_umem_reg, "
+		     "or _reg_ex when pgsz_bitmap or comp_mask is given).  "
+		     "With addr=None pyverbs allocates size zeroed bytes "
+		     "aligned to alignment; a raw addr stays the caller's." },
+	{ Py_tp_init, umem_init },
+	{ Py_tp_getset, umem_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec umem_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5UMEM",
+	.basicsize = sizeof(struct umem),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = umem_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5DevxEq                                                          */
+/* ------------------------------------------------------------------ */
+
+static PyObject *devx_eq_get_vaddr(PyObject *obj, void *closure)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromVoidPtr(
+		((struct mlx5dv_devx_eq *)self->handle)->vaddr);
+}
+
+static PyGetSetDef devx_eq_getset[] = {
+	{ "out_view", mbox_get_out_view, NULL,
+	  "The output mailbox of the create command (a memoryview).", NULL },
+	{ "vaddr", devx_eq_get_vaddr, NULL,
+	  "The address of the EQ's buffer.", NULL },
+	{ NULL }
+};
+
+static PyType_Slot devx_eq_slots[] = {
+	{ Py_tp_doc, "Mlx5DevxEq(context, in_, outlen)\n--\n\n"
+		     "An event queue created by a DevX command "
+		     "(mlx5dv_devx_create_eq); a nonzero firmware status "
+		     "raises PyverbsRDMAError and leaves nothing created." },
+	{ Py_tp_init, devx_eq_init },
+	{ Py_tp_getset, devx_eq_getset },
+	{ Py_tp_traverse, mbox_traverse },
+	{ Py_tp_clear, mbox_clear },
+	{ 0, NULL }
+};
+
+static PyType_Spec devx_eq_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxEq",
+	.basicsize = sizeof(struct devx_mbox_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = devx_eq_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5DevxMsiVector                                                   */
+/* ------------------------------------------------------------------ */
+
+/* parents[0] is the Context (upstream does not link it; freeing the
+ * vector after its context is closed would use a closed command fd) */
+struct msi_vector {
+	struct pv_obj obj;
+	struct mlx5dv_devx_msi_vector *msi;
+};
+
+static int msi_vector_destroy(struct pv_obj *o)
+{
+	struct msi_vector *self = (struct msi_vector *)o;
+	int rc;
+
+	if (!self->msi)
+		return 0;
+	rc = mlx5dv_devx_free_msi_vector(self->msi);	/* errno value */
+	if (rc) {
+		pv_raise_rc(rc, "mlx5dv_devx_free_msi_vector",
+			    "Failed to free the msi_vector");
+		return -1;
+	}
+	self->msi = NULL;
+	return 0;
+}
+
+static int msi_vector_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", NULL };
+	struct msi_vector *self = (struct msi_vector *)obj;
+	PyObject *ctxo;
+	struct pv_context *ctx;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!:Mlx5DevxMsiVector",
+					 kwlist, pv.Context, &ctxo) ||
+	    devx_fresh(&self->obj, "Mlx5DevxMsiVector"))
+		return -1;
+	ctx = (struct pv_context *)ctxo;
+	if (pv_check_open(&ctx->obj))
+		return -1;
+	pv_obj_setup(&self->obj, msi_vector_destroy);
+	self->msi = mlx5dv_devx_alloc_msi_vector(ctx->ctx);
+	if (!self->msi) {
+		pv_raise_errno("mlx5dv_devx_alloc_msi_vector",
+			       "Failed to allocate an msi_vector");
+		return -1;
+	}
+	if (pv_obj_link(&self->obj, &ctx->obj)) {
+		pv_mlx5_undo_create(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *msi_vector_get(PyObject *obj, void *closure)
+{
+	struct msi_vector *self = (struct msi_vector *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromLong(closure ? self->msi->fd : self->msi->vector);
+}
+
+static PyGetSetDef msi_vector_getset[] = {
+	{ "vector", msi_vector_get, NULL, "The MSI-X vector.", NULL },
+	{ "fd", msi_vector_get, NULL, "The event fd of the vector.",
+	  (void *)1 },
+	{ NULL }
+};
+
+static PyType_Slot msi_vector_slots[] = {
+	{ Py_tp_doc, "Mlx5DevxMsiVector(context)\n--\n\n"
+		     "An MSI-X vector with its event fd "
+		     "(mlx5dv_devx_alloc_msi_vector)." },
+	{ Py_tp_init, msi_vector_init },
+	{ Py_tp_getset, msi_vector_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec msi_vector_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
+	.basicsize = sizeof(struct msi_vector),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = msi_vector_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5DmOpAddr                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * parents[0] is the DM.  mlx5dv_dm_map_op_addr() maps the DM's length,
+ * rounded up to pages, for one operation and returns the address of the
+ * DM's start inside that mapping (its offset in its first page); the
+ * mapping is the caller's to munmap.  It is device memory, out of reach of
+ * the fault-safe copies of pyverbs.mem_alloc (process_vm_readv does not
+ * reach I/O mappings), so read() and write() copy directly and stay within
+ * the DM's length and the mapping: a range past either is refused.
+ * unmap() unmaps from the mapping's first page, never past its end (upstream
+ * passes addr itself to munmap, which fails unless addr is page aligned).
+ * Closing forgets the address (the mapping stays until unmap(), as
+ * upstream); closing the DM closes this first.
+ */
+struct dm_op_addr {
+	struct pv_obj obj;
+	char *addr;
+	uint64_t limit;		/* bytes usable from addr */
+	uint64_t span;		/* bytes mapped from the page of addr */
+};
+
+static int dm_op_addr_destroy(struct pv_obj *o)
+{
+	((struct dm_op_addr *)o)->addr = NULL;
+	return 0;
+}
+
+static uint64_t page_size(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static int dm_op_addr_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "dm", "op", NULL };
+	struct dm_op_addr *self = (struct dm_op_addr *)obj;
+	uint64_t length, page = page_size(), off;
+	PyObject *dmo;
+	uint8_t op = 0;
+	struct ibv_dm *dm;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:Mlx5DmOpAddr", kwlist,
+					 &dmo, pv_conv_u8, &op) ||
+	    devx_fresh(&self->obj, "Mlx5DmOpAddr"))
+		return -1;
+	dm = pv_dm_get(dmo, &length);
+	if (!dm)
+		return -1;
+	pv_obj_setup(&self->obj, dm_op_addr_destroy);
+	self->addr = mlx5dv_dm_map_op_addr(dm, op);
+	if (!self->addr) {
+		pv_raise_errno("mlx5dv_dm_map_op_addr",
+			       "Failed to get DM operation address");
+		return -1;
+	}
+	/* an imported DM's length is unknown: trust its first page only */
+	off = (uintptr_t)self->addr & (page - 1);
+	self->span = length ? (length + page - 1) / page * page : page;
+	self->limit = self->span > off ? self->span - off : 0;
+	if (length && length < self->limit)
+		self->limit = length;
+	if (pv_obj_link(&self->obj, PV_OBJ(dmo))) {
+		self->addr = NULL;
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+/* Check [0, length) against the usable range; 0 or -1. */
+static int dm_op_addr_range(struct dm_op_addr *self, uint64_t length)
+{
+	if (pv_check_open(&self->obj))
+		return -1;
+	if (length > self->limit) {
+		pv_raise_user("%llu bytes exceed the %llu bytes mapped at the "
+			      "DM operation address",
+			      (unsigned long long)length,
+			      (unsigned long long)self->limit);
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args,
+				  PyObject *kw)
+{
+	static char *kwlist[] = { "length", NULL };
+	struct dm_op_addr *self = (struct dm_op_addr *)obj;
+	uint64_t length, page = page_size(), off, len;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:unmap", kwlist,
+					 pv_conv_u64, &length) ||
+	    dm_op_addr_range(self, length))
+		return NULL;
+	off = (uintptr_t)self->addr & (page - 1);
+	len = (off + length + page - 1) / page * page;
+	if (len > self->span)
+		len = self->span;
+	if (munmap(self->addr - off, len))
+		return pv_raise_errno("munmap", "Failed to unmap the DM "
+				      "operation address");
+	/* nothing is mapped at addr any more */
+	if (pv_close(&self->obj))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *dm_op_addr_write(PyObject *obj, PyObject *arg)
+{
+	struct dm_op_addr *self = (struct dm_op_addr *)obj;
+	Py_buffer view;
+	PyObject *ret = NULL;
+
+	if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE))
+		return NULL;
+	if (!dm_op_addr_range(self, (uint64_t)view.len)) {
+		memcpy(self->addr, view.buf, view.len);
+		ret = Py_NewRef(Py_None);
+	}
+	PyBuffer_Release(&view);
+	return ret;
+}
+
+static PyObject *dm_op_addr_read(PyObject *obj, PyObject *arg)
+{
+	struct dm_op_addr *self = (struct dm_op_addr *)obj;
+	uint64_t length;
+
+	if (!pv_conv_u64(arg, &length) || dm_op_addr_range(self, length))
+		return NULL;
+	return PyBytes_FromStringAndSize(self->addr, (Py_ssize_t)length);
+}
+
+static PyObject *dm_op_addr_get_addr(PyObject *obj, void *closure)
+{
+	struct dm_op_addr *self = (struct dm_op_addr *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromVoidPtr(self->addr);
+}
+
+static PyMethodDef dm_op_addr_methods[] = {
+	{ "unmap", (PyCFunction)(void (*)(void))dm_op_addr_unmap,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "unmap($self, /, length)\n--\n\n"
+	  "munmap the operation address's mapping (length bytes from addr); "
+	  "the object is closed after." },
+	{ "write", dm_op_addr_write, METH_O,
+	  "write($self, data, /)\n--\n\n"
+	  "Write data (bytes-like) at the operation address." },
+	{ "read", dm_op_addr_read, METH_O,
+	  "read($self, length, /)\n--\n\n"
+	  "Read length bytes at the operation address." },
+	{ NULL }
+};
+
+static PyGetSetDef dm_op_addr_getset[] = {
+	{ "addr", dm_op_addr_get_addr, NULL,
+	  "The operation address (an int).", NULL },
+	{ NULL }
+};
+
+static PyType_Slot dm_op_addr_slots[] = {
+	{ Py_tp_doc, "Mlx5DmOpAddr(dm, op=0)\n--\n\n"
+		     "The address at which the device applies operation op to "
+		     "the device memory dm (mlx5dv_dm_map_op_addr)." },
+	{ Py_tp_init, dm_op_addr_init },
+	{ Py_tp_methods, dm_op_addr_methods },
+	{ Py_tp_getset, dm_op_addr_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec dm_op_addr_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
+	.basicsize = sizeof(struct dm_op_addr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = dm_op_addr_slots,
+};
+
+int pv_mlx5_devx_init_types(PyObject *m)
+{
+	if (pv_add_type(m, &devx_obj_spec, pv.PyverbsCM, &devx_obj_type) ||
+	    pv_add_type(m, &umem_spec, pv.PyverbsCM, &umem_type) ||
+	    pv_add_type(m, &devx_eq_spec, pv.PyverbsCM, &devx_eq_type) ||
+	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM,
+			&msi_vector_type) ||
+	    pv_add_type(m, &dm_op_addr_spec, pv.PyverbsCM, &dm_op_addr_type))
+		return -1;
+	return 0;
+}
+
+void pv_mlx5_undo_create(struct pv_obj *o)
+{
+	PyObject *et, *ev, *tb;
+
+	PyErr_Fetch(&et, &ev, &tb);
+	if (o->destroy(o))
+		PyErr_WriteUnraisable((PyObject *)o);
+	PyErr_Restore(et, ev, tb);
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Mlx5VAR (mlx5dv_alloc_var), Mlx5PP (mlx5dv_pp_alloc, packet pacing) and
+ * Mlx5UAR (mlx5dv_devx_alloc_uar): context resources that libmlx5 hands
+ * out as structs the caller reads and frees.  Each is a lifetime object,
+ * a child of its Context (any Context: libmlx5 answers EOPNOTSUPP for a
+ * device that is not mlx5).  The free calls return nothing.
+ */
+#include <errno.h>
+
+#include "mlx5.h"
+
+static PyTypeObject *var_type, *pp_type, *uar_type;
+
+/* The open Context of the 'context' argument, refused when None (upstream:
+ * 'not None'). */
+static struct pv_context *res_ctx(PyObject *o)
+{
+	return pv_mlx5_ctx_arg(o, "context");
+}
+
+/* ---- Mlx5VAR ---- */
+
+struct mlx5_var {
+	struct pv_obj obj;	/* parents[0]: the Context */
+	struct mlx5dv_var *var;
+};
+
+static int var_destroy(struct pv_obj *o)
+{
+	struct mlx5_var *self = (struct mlx5_var *)o;
+
+	if (self->var) {
+		mlx5dv_free_var(self->var);
+		self->var = NULL;
+	}
+	return 0;
+}
+
+static int var_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "flags", NULL };
+	struct mlx5_var *self = (struct mlx5_var *)obj;
+	struct pv_context *ctx;
+	uint32_t flags = 0;
+	PyObject *ctxo;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:Mlx5VAR", kwlist,
+					 &ctxo, pv_conv_u32, &flags))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("Mlx5VAR is already initialised");
+		return -1;
+	}
+	ctx = res_ctx(ctxo);
+	if (!ctx)
+		return -1;
+	pv_obj_setup(&self->obj, var_destroy);
+	self->var = mlx5dv_alloc_var(ctx->ctx, flags);	/* NULL, errno */
+	if (!self->var) {
+		pv_raise_errno("mlx5dv_alloc_var", "Failed to allocate VAR");
+		return -1;
+	}
+	if (pv_obj_link(&self->obj, &ctx->obj)) {
+		var_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *var_get(PyObject *obj, void *closure)
+{
+	struct mlx5_var *self = (struct mlx5_var *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	switch ((intptr_t)closure) {
+	case 0:
+		return PyLong_FromUnsignedLong(self->var->page_id);
+	case 1:
+		return PyLong_FromUnsignedLong(self->var->length);
+	case 2:
+		return PyLong_FromLongLong(self->var->mmap_off);
+	default:
+		return PyLong_FromUnsignedLongLong(self->var->comp_mask);
+	}
+}
+
+static PyGetSetDef var_getset[] = {
+	{ "page_id", var_get, NULL, "The VAR's page id.", (void *)0 },
+	{ "length", var_get, NULL, "The VAR's length.", (void *)1 },
+	{ "mmap_off", var_get, NULL, "The mmap offset of the VAR.",
+	  (void *)2 },
+	{ "comp_mask", var_get, NULL, "The VAR's comp_mask.", (void *)3 },
+	{ NULL }
+};
+
+static PyType_Slot var_slots[] = {
+	{ Py_tp_doc, "Mlx5VAR(context, flags=0)\n--\n\n"
+		     "A virtio access region (mlx5dv_alloc_var)." },
+	{ Py_tp_init, var_init },
+	{ Py_tp_getset, var_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec var_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5VAR",
+	.basicsize = sizeof(struct mlx5_var),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = var_slots,
+};
+
+/* ---- Mlx5PP ---- */
+
+struct mlx5_pp {
+	struct pv_obj obj;	/* parents[0]: the Context */
+	struct mlx5dv_pp *pp;
+};
+
+static int pp_destroy(struct pv_obj *o)
+{
+	struct mlx5_pp *self = (struct mlx5_pp *)o;
+
+	if (self->pp) {
+		mlx5dv_pp_free(self->pp);
+		self->pp = NULL;
+	}
+	return 0;
+}
+
+static int pp_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "pp_context", "flags", NULL };
+	struct mlx5_pp *self = (struct mlx5_pp *)obj;
+	PyObject *ctxo, *ppo, *pp;
+	struct pv_context *ctx;
+	uint32_t flags = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O&:Mlx5PP", kwlist,
+					 &ctxo, &ppo, pv_conv_u32, &flags))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("Mlx5PP is already initialised");
+		return -1;
+	}
+	ctx = res_ctx(ctxo);
+	if (!ctx)
+		return -1;
+	pp = pv_mlx5_mailbox_in(ppo);	/* bytes(pp_context) */
+	if (!pp)
+		return -1;
+	pv_obj_setup(&self->obj, pp_destroy);
+	/* NULL with errno set */
+	self->pp = mlx5dv_pp_alloc(ctx->ctx, PyBytes_GET_SIZE(pp),
+				   PyBytes_AS_STRING(pp), flags);
+	Py_DECREF(pp);
+	if (!self->pp) {
+		pv_raise_errno("mlx5dv_pp_alloc",
+			       "Failed to allocate packet pacing entry");
+		return -1;
+	}
+	if (pv_obj_link(&self->obj, &ctx->obj)) {
+		pp_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *pp_get_index(PyObject *obj, void *closure)
+{
+	struct mlx5_pp *self = (struct mlx5_pp *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return PyLong_FromUnsignedLong(self->pp->index);
+}
+
+static PyGetSetDef pp_getset[] = {
+	{ "index", pp_get_index, NULL, "The packet pacing entry's index.",
+	  NULL },
+	{ NULL }
+};
+
+static PyType_Slot pp_slots[] = {
+	{ Py_tp_doc, "Mlx5PP(context, pp_context, flags=0)\n--\n\n"
+		     "A packet pacing entry (mlx5dv_pp_alloc); pp_context is "
+		     "its PRM context (bytes or an object with __bytes__)." },
+	{ Py_tp_init, pp_init },
+	{ Py_tp_getset, pp_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec pp_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5PP",
+	.basicsize = sizeof(struct mlx5_pp),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = pp_slots,
+};
+
+/* ---- Mlx5UAR ---- */
+
+struct mlx5_uar {
+	struct pv_obj obj;	/* parents[0]: the Context */
+	struct mlx5dv_devx_uar *uar;
+};
+
+static int uar_destroy(struct pv_obj *o)
+{
+	struct mlx5_uar *self = (struct mlx5_uar *)o;
+
+	if (self->uar) {
+		mlx5dv_devx_free_uar(self->uar);
+		self->uar = NULL;
+	}
+	return 0;
+}
+
+static int uar_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "flags", NULL };
+	struct mlx5_uar *self = (struct mlx5_uar *)obj;
+	struct pv_context *ctx;
+	uint32_t flags = 0;
+	PyObject *ctxo;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:Mlx5UAR", kwlist,
+					 &ctxo, pv_conv_u32, &flags))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("Mlx5UAR is already initialised");
+		return -1;
+	}
+	ctx = res_ctx(ctxo);
+	if (!ctx)
+		return -1;
+	pv_obj_setup(&self->obj, uar_destroy);
+	/* NULL with errno set */
+	self->uar = mlx5dv_devx_alloc_uar(ctx->ctx, flags);
+	if (!self->uar) {
+		pv_raise_errno("mlx5dv_devx_alloc_uar",
+			       "Failed to allocate UAR");
+		return -1;
+	}
+	if (pv_obj_link(&self->obj, &ctx->obj)) {
+		uar_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *uar_get(PyObject *obj, void *closure)
+{
+	struct mlx5_uar *self = (struct mlx5_uar *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	switch ((intptr_t)closure) {
+	case 0:
+		return PyLong_FromVoidPtr(self->uar->reg_addr);
+	case 1:
+		return PyLong_FromVoidPtr(self->uar->base_addr);
+	case 2:
+		return PyLong_FromUnsignedLong(self->uar->page_id);
+	case 3:
+		return PyLong_FromLongLong(self->uar->mmap_off);
+	case 4:
+		return PyLong_FromUnsignedLongLong(self->uar->comp_mask);
+	default:
+		return PyLong_FromVoidPtr(self->uar);
+	}
+}
+
+static PyGetSetDef uar_getset[] = {
+	{ "reg_addr", uar_get, NULL, "Address of the UAR's doorbell register.",
+	  (void *)0 },
+	{ "base_addr", uar_get, NULL, "Base address of the UAR page.",
+	  (void *)1 },
+	{ "page_id", uar_get, NULL, "The UAR's page id.", (void *)2 },
+	{ "mmap_off", uar_get, NULL, "The mmap offset of the UAR.",
+	  (void *)3 },
+	{ "comp_mask", uar_get, NULL, "The UAR's comp_mask.", (void *)4 },
+	{ "uar", uar_get, NULL, "Address of the struct mlx5dv_devx_uar.",
+	  (void *)5 },
+	{ NULL }
+};
+
+static PyType_Slot uar_slots[] = {
+	{ Py_tp_doc, "Mlx5UAR(context, flags=0)\n--\n\n"
+		     "A DevX user access region (mlx5dv_devx_alloc_uar)." },
+	{ Py_tp_init, uar_init },
+	{ Py_tp_getset, uar_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec uar_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5UAR",
+	.basicsize = sizeof(struct mlx5_uar),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = uar_slots,
+};
+
+int pv_mlx5_uar_init_types(PyObject *m)
+{
+	if (pv_add_type(m, &var_spec, pv.PyverbsCM, &var_type) ||
+	    pv_add_type(m, &pp_spec, pv.PyverbsCM, &pp_type) ||
+	    pv_add_type(m, &uar_spec, pv.PyverbsCM, &uar_type))
+		return -1;
+	return 0;
+}
