@@ -144,10 +144,16 @@ static int qp_move(struct pv_qp *self, struct pv_qp_attr *a, int dst)
 		"Failed to modify QP state to RTR",
 		"Failed to modify QP state to RTS",
 	};
-	int mask = self->masks ? self->masks[dst] | IBV_QP_STATE :
-		qp_trans_mask(self->qp->qp_type, dst);
-	int rc;
+	static const char *const name[] = { "INIT", "RTR", "RTS" };
+	int mask, rc;
 
+	if (self->masks && self->masks[dst] < 0) {
+		/* upstream's table has no entry for this transition */
+		PyErr_SetString(PyExc_KeyError, name[dst]);
+		return -1;
+	}
+	mask = self->masks ? self->masks[dst] | IBV_QP_STATE :
+		qp_trans_mask(self->qp->qp_type, dst);
 	if (mask < 0)
 		return -1;
 	a->attr.qp_state = state[dst];
@@ -265,8 +271,18 @@ static struct pv_srq *qp_srq_arg(PyObject *v, struct pv_obj *ctx)
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
-	struct pv_qp *self = (struct pv_qp *)obj;
 	PyObject *creator, *init_attr, *qp_attr = Py_None;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:QP", kwlist, &creator,
+					 &init_attr, &qp_attr))
+		return -1;
+	return pv_qp_create(obj, creator, init_attr, qp_attr, NULL);
+}
+
+int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
+		 PyObject *qp_attr, const struct pv_qp_create_hook *hook)
+{
+	struct pv_qp *self = (struct pv_qp *)obj;
 	PyObject *scq_o, *rcq_o, *srq_o, *qp_context, *pd_o = Py_None;
 	struct pv_obj *ctx, *links[8], *uses[6];
 	struct pv_alloc_guard guard;
@@ -279,15 +295,17 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct pv_qp_attr *qa = NULL;
 	int nlinks = 0, i, is_ex;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:QP", kwlist, &creator,
-					 &init_attr, &qp_attr))
-		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("QP is already initialised");
 		return -1;
 	}
 	if (qp_attr != Py_None && !(qa = qp_attr_arg(qp_attr)))
 		return -1;
+	if (hook && !pv_type_ok(creator, pv.Context)) {
+		PyErr_Format(PyExc_TypeError, "context must be a Context, not "
+			     "%.100s", Py_TYPE(creator)->tp_name);
+		return -1;
+	}
 	if (pv_type_ok(creator, pv.PD)) {
 		pd = (struct pv_pd *)creator;
 		if (!pv_type_ok(init_attr, pv.QPInitAttr)) {
@@ -385,11 +403,19 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->rwq_ind_tbl = ind ? ind->tbl : NULL;
 		a->rx_hash_conf = rx;
 		a->pd = pd ? pd->pd : NULL;
-		self->qp = ibv_create_qp_ex(((struct pv_context *)ctx)->ctx, a);
+		if (hook) {
+			self->qp = hook->create(obj,
+					((struct pv_context *)ctx)->ctx, a,
+					hook->arg);
+		} else {
+			self->qp = ibv_create_qp_ex(
+				((struct pv_context *)ctx)->ctx, a);
+			if (!self->qp)
+				pv_raise_errno("ibv_create_qp_ex",
+					       "Failed to create QP");
+		}
 		/* the key belongs to the RxHashConf: no pointer left here */
 		memset(&a->rx_hash_conf, 0, sizeof(a->rx_hash_conf));
-		if (!self->qp)
-			pv_raise_errno("ibv_create_qp_ex", "Failed to create QP");
 		pv_alloc_guard_end(&guard, !self->qp);
 		if (!self->qp)
 			return -1;
@@ -408,9 +434,14 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
 		a->srq = srq ? srq->srq : NULL;
-		self->qp = ibv_create_qp(pd->pd, a);
-		if (!self->qp)
-			pv_raise_errno("ibv_create_qp", "Failed to create QP");
+		if (self->create_on_pd) {
+			self->qp = self->create_on_pd(obj, pd->pd, a);
+		} else {
+			self->qp = ibv_create_qp(pd->pd, a);
+			if (!self->qp)
+				pv_raise_errno("ibv_create_qp",
+					       "Failed to create QP");
+		}
 		pv_alloc_guard_end(&guard, !self->qp);
 		if (!self->qp)
 			return -1;

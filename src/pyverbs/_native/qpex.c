@@ -98,13 +98,20 @@ static int qpx_destroy(struct pv_obj *o)
 static int qpx_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
-	struct pv_qp_ex *self = QPX(obj);
 	PyObject *creator, *init_attr, *qp_attr = Py_None;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:QPEx", kwlist,
 					 &creator, &init_attr, &qp_attr))
 		return -1;
-	if (pv_qp_init(obj, args, kw))
+	return pv_qpx_create(obj, creator, init_attr, qp_attr, NULL);
+}
+
+int pv_qpx_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
+		  PyObject *qp_attr, const struct pv_qp_create_hook *hook)
+{
+	struct pv_qp_ex *self = QPX(obj);
+
+	if (pv_qp_create(obj, creator, init_attr, qp_attr, hook))
 		return -1;
 	self->qp.obj.destroy = qpx_destroy;
 	self->qpx = NULL;

@@ -265,6 +265,43 @@ else:
         Mlx5UAR.__str__ = _uar_str
 
 # mlx5qp
+if getattr(_verbs, '_HAVE_MLX5', 0):
+    from pyverbs._verbs import (Mlx5DCIStreamInitAttr, Mlx5DVDCInitAttr,
+                                Mlx5DVQPInitAttr, Mlx5QP)
+
+    def _dci_streams_str(self):
+        return (_ROW.format('DCI Stream log_num_concurent',
+                            self.log_num_concurent) +
+                _ROW.format('DCI Stream log_num_errored',
+                            self.log_num_errored))
+
+    def _dc_init_attr_str(self):
+        streams = self.dci_streams
+        return (_ROW.format('DC type', dc_type_to_str(self.dc_type)) +
+                _ROW.format('DCT access key', self.dct_access_key) +
+                _ROW.format('DCI Stream log_num_concurent',
+                            streams['log_num_concurent']) +
+                _ROW.format('DCI Stream log_num_errored',
+                            streams['log_num_errored']))
+
+    def _dv_qp_init_attr_str(self):
+        streams = self.dci_streams
+        return (_ROW.format('Comp mask', qp_comp_mask_to_str(self.comp_mask)) +
+                _ROW.format('Create flags',
+                            qp_create_flags_to_str(self.create_flags)) +
+                'DC init attr:\n' +
+                _ROW.format('  DC type', dc_type_to_str(self.dc_type)) +
+                _ROW.format('  DCI Stream log_num_concurent',
+                            streams['log_num_concurent']) +
+                _ROW.format('  DCI Stream log_num_errored',
+                            streams['log_num_errored']) +
+                _ROW.format('  DCT access key', self.dct_access_key) +
+                _ROW.format('Send ops flags',
+                            send_ops_flags_to_str(self.send_ops_flags)))
+
+    Mlx5DCIStreamInitAttr.__str__ = _dci_streams_str
+    Mlx5DVDCInitAttr.__str__ = _dc_init_attr_str
+    Mlx5DVQPInitAttr.__str__ = _dv_qp_init_attr_str
 
 # mlx5objs
 from pyverbs import _verbs as _mlx5objs

@@ -5,9 +5,13 @@
  */
 #include "efa.h"
 
+struct pv_efa_types pv_efa;
+
 int pv_efa_init_types(PyObject *m)
 {
 	if (PyModule_AddIntConstant(m, "_HAVE_EFA", 1))
+		return -1;
+	if (pv_efa_attr_init_types(m) || pv_efadv_init_types(m))
 		return -1;
 	return 0;
 }

@@ -17,6 +17,9 @@ int pv_mlx5_init_types(PyObject *m)
 		return -1;
 
 	/* mlx5qp: Mlx5QP, its init attrs, mlx5dv_mkey */
+	if (pv_mlx5_qp_attr_init_types(m) || pv_mlx5_mkey_init_types(m) ||
+	    pv_mlx5_qp_init_types(m))
+		return -1;
 
 	/* mlx5objs: DevX, WQE/CQE views, sched */
 	if (pv_mlx5_devx_init_types(m) || pv_mlx5_wqe_init_types(m) ||

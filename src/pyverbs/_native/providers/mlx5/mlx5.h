@@ -61,6 +61,53 @@ int pv_mlx5_crypto_login_attr_get(PyObject *o,
 				  struct mlx5dv_crypto_login_attr *out);
 
 /* mlx5qp */
+/* qp_attr.c: Mlx5DCIStreamInitAttr, Mlx5DVDCInitAttr, Mlx5DVQPInitAttr */
+int pv_mlx5_qp_attr_init_types(PyObject *m);
+/* mkey.c: mlx5dv_mkey's classes (Mlx5Mkey, Mlx5MrInterleaved, Mlx5Sig*) */
+int pv_mlx5_mkey_init_types(PyObject *m);
+/* qp.c: Mlx5QP (after qp_attr.c and mkey.c) */
+int pv_mlx5_qp_init_types(PyObject *m);
+
+/* mkey.c: TypeError as Cython words it for a typed argument ("Argument
+ * 'arg' has incorrect type (expected <expected>, got <type>)"); -1. */
+int pv_mlx5_arg_type_error(const char *arg, const char *expected,
+			   PyObject *got);
+
+struct pv_mlx5_dv_qp_init_attr {
+	PyObject_HEAD
+	struct mlx5dv_qp_init_attr attr;
+};
+extern PyTypeObject *pv_mlx5_DVQPInitAttr;
+
+/* An indirect mkey; parents[0] is the PD. */
+struct pv_mlx5_mkey {
+	struct pv_obj obj;
+	struct mlx5dv_mkey *mkey;
+	unsigned int max_entries;	/* as libmlx5 rounded it */
+};
+struct pv_mlx5_mr_interleaved {
+	PyObject_HEAD
+	struct mlx5dv_mr_interleaved mr;
+};
+struct pv_mlx5_mkey_conf_attr {
+	PyObject_HEAD
+	struct mlx5dv_mkey_conf_attr attr;
+};
+extern PyTypeObject *pv_mlx5_Mkey, *pv_mlx5_MrInterleaved,
+	*pv_mlx5_MkeyConfAttr, *pv_mlx5_SigBlockAttr;
+/*
+ * A Mlx5SigBlockAttr as a struct for one call: *out and the domains and
+ * signatures it points to are copied into *store (valid while store is).
+ * obj must be a Mlx5SigBlockAttr (checked by the caller).
+ */
+struct pv_mlx5_sig_block_store {
+	struct mlx5dv_sig_block_domain dom[2];
+	struct mlx5dv_sig_t10dif dif[2];
+	struct mlx5dv_sig_crc crc[2];
+};
+void pv_mlx5_sig_block_attr_get(PyObject *obj,
+				struct mlx5dv_sig_block_attr *out,
+				struct pv_mlx5_sig_block_store *store);
 
 /* mlx5objs */
 int pv_mlx5_devx_init_types(PyObject *m);	/* devx.c */

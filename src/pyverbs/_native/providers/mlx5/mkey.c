@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * pyverbs.providers.mlx5.mlx5dv_mkey: indirect mkeys (Mlx5Mkey, over
+ * mlx5dv_create_mkey / mlx5dv_destroy_mkey / mlx5dv_mkey_check) and the
+ * plain-data attributes of the mkey builders of Mlx5QP (qp.c):
+ * Mlx5MkeyConfAttr, Mlx5MrInterleaved, the signature attributes and the
+ * mkey check results.
+ *
+ * Upstream's Mlx5SigBlockDomain and Mlx5SigBlockAttr keep C pointers into
+ * the objects they were given; here they hold those objects instead, and
+ * pv_mlx5_sig_block_attr_get() copies the whole tree for the one call that
+ * uses it, so nothing points into an object that may be gone.
+ */
+#include "mlx5.h"
+
+PyTypeObject *pv_mlx5_Mkey, *pv_mlx5_MrInterleaved, *pv_mlx5_MkeyConfAttr,
+	*pv_mlx5_SigBlockAttr;
+static PyTypeObject *sig_crc_type, *sig_t10dif_type, *sig_domain_type,
+	*sig_err_type, *mkey_err_type;
+
+#define MKEY_MOD "pyverbs.providers.mlx5.mlx5dv_mkey."
+
+int pv_mlx5_arg_type_error(const char *arg, const char *expected,
+			   PyObject *got)
+{
+	PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type "
+		     "(expected %s, got %.100s)", arg, expected,
+		     Py_TYPE(got)->tp_name);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Mlx5SigCrc, Mlx5SigT10Dif                                           */
+/* ------------------------------------------------------------------ */
+
+struct sig_crc_obj {
+	PyObject_HEAD
+	struct mlx5dv_sig_crc crc;
+};
+
+static int sig_crc_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "crc_type", "seed", NULL };
+	uint32_t type = 0;
+	uint64_t seed = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&:Mlx5SigCrc", kwlist,
+					 pv_conv_u32, &type, pv_conv_u64,
+					 &seed))
+		return -1;
+	((struct sig_crc_obj *)o)->crc.type = type;
+	((struct sig_crc_obj *)o)->crc.seed = seed;
+	return 0;
+}
+
+static PyType_Slot sig_crc_slots[] = {
+	{ Py_tp_doc, "Mlx5SigCrc(crc_type=0, seed=0)\n--\n\n"
+		     "A CRC signature (struct mlx5dv_sig_crc)." },
+	{ Py_tp_init, sig_crc_init },
+	{ 0, NULL }
+};
+
+static PyType_Spec sig_crc_spec = {
+	.name = MKEY_MOD "Mlx5SigCrc",
+	.basicsize = sizeof(struct sig_crc_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = sig_crc_slots,
+};
+
+struct sig_t10dif_obj {
+	PyObject_HEAD
+	struct mlx5dv_sig_t10dif dif;
+};
+
+static int sig_t10dif_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "bg_type", "bg", "app_tag", "ref_tag",
+				  "flags", NULL };
+	struct mlx5dv_sig_t10dif *d = &((struct sig_t10dif_obj *)o)->dif;
+	uint32_t bg_type = 0, ref_tag = 0;
+	uint16_t bg = 0, app_tag = 0, flags = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&O&O&:Mlx5SigT10Dif",
+					 kwlist, pv_conv_u32, &bg_type,
+					 pv_conv_u16, &bg, pv_conv_u16,
+					 &app_tag, pv_conv_u32, &ref_tag,
+					 pv_conv_u16, &flags))
+		return -1;
+	d->bg_type = bg_type;
+	d->bg = bg;
+	d->app_tag = app_tag;
+	d->ref_tag = ref_tag;
+	d->flags = flags;
+	return 0;
+}
+
+static PyType_Slot sig_t10dif_slots[] = {
+	{ Py_tp_doc, "Mlx5SigT10Dif(bg_type=0, bg=0, app_tag=0, ref_tag=0, "
+		     "flags=0)\n--\n\n"
+		     "A T10-DIF signature (struct mlx5dv_sig_t10dif)." },
+	{ Py_tp_init, sig_t10dif_init },
+	{ 0, NULL }
+};
+
+static PyType_Spec sig_t10dif_spec = {
+	.name = MKEY_MOD "Mlx5SigT10Dif",
+	.basicsize = sizeof(struct sig_t10dif_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = sig_t10dif_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5SigBlockDomain, Mlx5SigBlockAttr                                */
+/* ------------------------------------------------------------------ */
+
+/* dom.sig stays NULL: the pointer is made at call time from dif/crc. */
+struct sig_domain_obj {
+	PyObject_HEAD
+	struct mlx5dv_sig_block_domain dom;
+	PyObject *dif;	/* Mlx5SigT10Dif or NULL */
+	PyObject *crc;	/* Mlx5SigCrc or NULL; wins over dif (the union) */
+};
+
+static const struct pv_oslot sig_domain_oslots[] = {
+	{ PV_OSLOT_AT(struct sig_domain_obj, dif, "dif"),
+	  .flags = PV_OSLOT_HIDDEN },
+	{ PV_OSLOT_AT(struct sig_domain_obj, crc, "crc"),
+	  .flags = PV_OSLOT_HIDDEN },
+	PV_OSLOT_END
+};
+PV_OSLOTS_GC(sig_domain, sig_domain_oslots)
+
+static int sig_domain_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "sig_type", "dif", "crc", "block_size",
+				  "comp_mask", NULL };
+	struct sig_domain_obj *self = (struct sig_domain_obj *)o;
+	PyObject *dif = Py_None, *crc = Py_None;
+	uint32_t sig_type = 0, block_size = 0;
+	uint64_t comp_mask = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "|O&OOO&O&:Mlx5SigBlockDomain", kwlist,
+					 pv_conv_u32, &sig_type, &dif, &crc,
+					 pv_conv_u32, &block_size, pv_conv_u64,
+					 &comp_mask))
+		return -1;
+	if (dif != Py_None && !pv_type_ok(dif, sig_t10dif_type))
+		return pv_mlx5_arg_type_error("dif", sig_t10dif_spec.name,
+					      dif);
+	if (crc != Py_None && !pv_type_ok(crc, sig_crc_type))
+		return pv_mlx5_arg_type_error("crc", sig_crc_spec.name,
+					      crc);
+	memset(&self->dom, 0, sizeof(self->dom));
+	self->dom.sig_type = sig_type;
+	self->dom.block_size = block_size;
+	self->dom.comp_mask = comp_mask;
+	Py_XSETREF(self->dif, dif == Py_None ? NULL : Py_NewRef(dif));
+	Py_XSETREF(self->crc, crc == Py_None ? NULL : Py_NewRef(crc));
+	return 0;
+}
+
+static PyType_Slot sig_domain_slots[] = {
+	{ Py_tp_doc, "Mlx5SigBlockDomain(sig_type=0, dif=None, crc=None, "
+		     "block_size=0, comp_mask=0)\n--\n\n"
+		     "The signature of one domain (struct "
+		     "mlx5dv_sig_block_domain); dif is an Mlx5SigT10Dif, crc "
+		     "an Mlx5SigCrc (which wins when both are given: they "
+		     "share a union)." },
+	{ Py_tp_init, sig_domain_init },
+	PV_OSLOTS_GC_SLOTS(sig_domain),
+	{ 0, NULL }
+};
+
+static PyType_Spec sig_domain_spec = {
+	.name = MKEY_MOD "Mlx5SigBlockDomain",
+	.basicsize = sizeof(struct sig_domain_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = sig_domain_slots,
+};
+
+struct sig_attr_obj {
+	PyObject_HEAD
+	struct mlx5dv_sig_block_attr attr;	/* mem, wire stay NULL */
+	PyObject *mem;	/* Mlx5SigBlockDomain or NULL */
+	PyObject *wire;
+};
+
+static const struct pv_oslot sig_attr_oslots[] = {
+	{ PV_OSLOT_AT(struct sig_attr_obj, mem, "mem"),
+	  .flags = PV_OSLOT_HIDDEN },
+	{ PV_OSLOT_AT(struct sig_attr_obj, wire, "wire"),
+	  .flags = PV_OSLOT_HIDDEN },
+	PV_OSLOT_END
+};
+PV_OSLOTS_GC(sig_attr, sig_attr_oslots)
+
+static int sig_attr_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "mem", "wire", "flags", "check_mask",
+				  "copy_mask", "comp_mask", NULL };
+	struct sig_attr_obj *self = (struct sig_attr_obj *)o;
+	PyObject *mem = Py_None, *wire = Py_None;
+	uint32_t flags = 0;
+	uint8_t check = 0, copy = 0;
+	uint64_t comp_mask = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "|OOO&O&O&O&:Mlx5SigBlockAttr", kwlist,
+					 &mem, &wire, pv_conv_u32, &flags,
+					 pv_conv_u8, &check, pv_conv_u8, &copy,
+					 pv_conv_u64, &comp_mask))
+		return -1;
+	if (mem != Py_None && !pv_type_ok(mem, sig_domain_type))
+		return pv_mlx5_arg_type_error("mem", sig_domain_spec.name,
+					      mem);
+	if (wire != Py_None && !pv_type_ok(wire, sig_domain_type))
+		return pv_mlx5_arg_type_error("wire", sig_domain_spec.name,
+					      wire);
+	memset(&self->attr, 0, sizeof(self->attr));
+	self->attr.flags = flags;
+	self->attr.check_mask = check;
+	self->attr.copy_mask = copy;
+	self->attr.comp_mask = comp_mask;
+	Py_XSETREF(self->mem, mem == Py_None ? NULL : Py_NewRef(mem));
+	Py_XSETREF(self->wire, wire == Py_None ? NULL : Py_NewRef(wire));
+	return 0;
+}
+
+/* Copy the domain object d (or NULL) into store slot i; its address. */
+static const struct mlx5dv_sig_block_domain *
+sig_domain_copy(PyObject *d, struct pv_mlx5_sig_block_store *st, int i)
+{
+	struct sig_domain_obj *dom = (struct sig_domain_obj *)d;
+
+	if (!d)
+		return NULL;
+	st->dom[i] = dom->dom;
+	st->dom[i].sig.dif = NULL;
+	if (dom->dif) {
+		st->dif[i] = ((struct sig_t10dif_obj *)dom->dif)->dif;
+		st->dom[i].sig.dif = &st->dif[i];
+	}
+	if (dom->crc) {
+		st->crc[i] = ((struct sig_crc_obj *)dom->crc)->crc;
+		st->dom[i].sig.crc = &st->crc[i];
+	}
+	return &st->dom[i];
+}
+
+void pv_mlx5_sig_block_attr_get(PyObject *obj,
+				struct mlx5dv_sig_block_attr *out,
+				struct pv_mlx5_sig_block_store *store)
+{
+	struct sig_attr_obj *self = (struct sig_attr_obj *)obj;
+
+	*out = self->attr;
+	out->mem = sig_domain_copy(self->mem, store, 0);
+	out->wire = sig_domain_copy(self->wire, store, 1);
+}
+
+static PyType_Slot sig_attr_slots[] = {
+	{ Py_tp_doc, "Mlx5SigBlockAttr(mem=None, wire=None, flags=0, "
+		     "check_mask=0, copy_mask=0, comp_mask=0)\n--\n\n"
+		     "The block signature of an mkey (struct "
+		     "mlx5dv_sig_block_attr): mem and wire are "
+		     "Mlx5SigBlockDomains, or None for a domain without a "
+		     "signature." },
+	{ Py_tp_init, sig_attr_init },
+	PV_OSLOTS_GC_SLOTS(sig_attr),
+	{ 0, NULL }
+};
+
+static PyType_Spec sig_attr_spec = {
+	.name = MKEY_MOD "Mlx5SigBlockAttr",
+	.basicsize = sizeof(struct sig_attr_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = sig_attr_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5SigErr, Mlx5MkeyErr                                             */
+/* ------------------------------------------------------------------ */
+
+struct sig_err_obj {
+	PyObject_HEAD
+	struct mlx5dv_sig_err err;
+};
+
+static int sig_err_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "actual_value", "expected_value", "offset",
+				  NULL };
+	struct mlx5dv_sig_err *e = &((struct sig_err_obj *)o)->err;
+	uint64_t actual = 0, expected = 0, offset = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&:Mlx5SigErr",
+					 kwlist, pv_conv_u64, &actual,
+					 pv_conv_u64, &expected, pv_conv_u64,
+					 &offset))
+		return -1;
+	e->actual_value = actual;
+	e->expected_value = expected;
+	e->offset = offset;
+	return 0;
+}
+
+static const struct pv_field sig_err_fields[] = {
+	PV_FIELD_RO(struct sig_err_obj, err.actual_value, "actual_value"),
+	PV_FIELD_RO(struct sig_err_obj, err.expected_value, "expected_value"),
+	PV_FIELD_RO(struct sig_err_obj, err.offset, "offset"),
+	PV_FIELD_END
+};
+
+static PyType_Slot sig_err_slots[] = {
+	{ Py_tp_doc, "Mlx5SigErr(actual_value=0, expected_value=0, "
+		     "offset=0)\n--\n\n"
+		     "A signature error (struct mlx5dv_sig_err)." },
+	{ Py_tp_init, sig_err_init },
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ 0, NULL }
+};
+
+static PyType_Spec sig_err_spec = {
+	.name = MKEY_MOD "Mlx5SigErr",
+	.basicsize = sizeof(struct sig_err_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = sig_err_slots,
+};
+
+struct mkey_err_obj {
+	PyObject_HEAD
+	struct mlx5dv_mkey_err err;
+};
+
+static int mkey_err_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "sig_err", "err_type", NULL };
+	struct mlx5dv_mkey_err *e = &((struct mkey_err_obj *)o)->err;
+	PyObject *sig = NULL;
+	uint32_t type = MLX5DV_MKEY_NO_ERR;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO&:Mlx5MkeyErr", kwlist,
+					 &sig, pv_conv_u32, &type))
+		return -1;
+	/* upstream's default is Mlx5SigErr(): all zero */
+	if (sig && !pv_type_ok(sig, sig_err_type))
+		return pv_mlx5_arg_type_error("sig_err", sig_err_spec.name,
+					      sig);
+	memset(e, 0, sizeof(*e));
+	e->err_type = type;
+	if (sig)
+		e->err.sig = ((struct sig_err_obj *)sig)->err;
+	return 0;
+}
+
+/* A new Mlx5SigErr holding a copy of the error (upstream: a new one). */
+static PyObject *mkey_err_get_sig(PyObject *o, void *c)
+{
+	struct sig_err_obj *s;
+
+	s = (struct sig_err_obj *)sig_err_type->tp_alloc(sig_err_type, 0);
+	if (s)
+		s->err = ((struct mkey_err_obj *)o)->err.err.sig;
+	return (PyObject *)s;
+}
+
+static const struct pv_field mkey_err_fields[] = {
+	PV_FIELD_RO(struct mkey_err_obj, err.err_type, "err_type"),
+	PV_FIELD_END
+};
+
+static const PyGetSetDef mkey_err_getset[] = {
+	{ "sig_err", mkey_err_get_sig, NULL,
+	  "A copy of the signature error (Mlx5SigErr).", NULL },
+	{ NULL }
+};
+
+static PyType_Slot mkey_err_slots[] = {
+	{ Py_tp_doc, "Mlx5MkeyErr(sig_err=Mlx5SigErr(), "
+		     "err_type=MLX5DV_MKEY_NO_ERR)\n--\n\n"
+		     "The result of Mlx5Mkey.mkey_check() (struct "
+		     "mlx5dv_mkey_err)." },
+	{ Py_tp_init, mkey_err_init },
+	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ 0, NULL }
+};
+
+static PyType_Spec mkey_err_spec = {
+	.name = MKEY_MOD "Mlx5MkeyErr",
+	.basicsize = sizeof(struct mkey_err_obj),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = mkey_err_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5MkeyConfAttr, Mlx5MrInterleaved (no attributes, as upstream)    */
+/* ------------------------------------------------------------------ */
+
+static int conf_attr_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "conf_flags", "comp_mask", NULL };
+	struct mlx5dv_mkey_conf_attr *a =
+		&((struct pv_mlx5_mkey_conf_attr *)o)->attr;
+	uint32_t flags = 0;
+	uint64_t comp_mask = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&:Mlx5MkeyConfAttr",
+					 kwlist, pv_conv_u32, &flags,
+					 pv_conv_u64, &comp_mask))
+		return -1;
+	a->conf_flags = flags;
+	a->comp_mask = comp_mask;
+	return 0;
+}
+
+static PyType_Slot conf_attr_slots[] = {
+	{ Py_tp_doc, "Mlx5MkeyConfAttr(conf_flags=0, comp_mask=0)\n--\n\n"
+		     "The configuration of Mlx5QP.wr_mkey_configure() (struct "
+		     "mlx5dv_mkey_conf_attr)." },
+	{ Py_tp_init, conf_attr_init },
+	{ 0, NULL }
+};
+
+static PyType_Spec conf_attr_spec = {
+	.name = MKEY_MOD "Mlx5MkeyConfAttr",
+	.basicsize = sizeof(struct pv_mlx5_mkey_conf_attr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = conf_attr_slots,
+};
+
+static int mr_il_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "bytes_count", "bytes_skip", "lkey",
+				  NULL };
+	struct mlx5dv_mr_interleaved *m =
+		&((struct pv_mlx5_mr_interleaved *)o)->mr;
+	uint64_t addr;
+	uint32_t count, skip, lkey;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&:Mlx5MrInterleaved",
+					 kwlist, pv_conv_u64, &addr,
+					 pv_conv_u32, &count, pv_conv_u32,
+					 &skip, pv_conv_u32, &lkey))
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->addr = addr;
+	m->bytes_count = count;
+	m->bytes_skip = skip;
+	m->lkey = lkey;
+	return 0;
+}
+
+static PyType_Slot mr_il_slots[] = {
+	{ Py_tp_doc, "Mlx5MrInterleaved(addr, bytes_count, bytes_skip, "
+		     "lkey)\n--\n\n"
+		     "One entry of an interleaved mkey layout (struct "
+		     "mlx5dv_mr_interleaved): bytes_count bytes of data at "
+		     "addr, then bytes_skip bytes skipped." },
+	{ Py_tp_init, mr_il_init },
+	{ 0, NULL }
+};
+
+static PyType_Spec mr_il_spec = {
+	.name = MKEY_MOD "Mlx5MrInterleaved",
+	.basicsize = sizeof(struct pv_mlx5_mr_interleaved),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = mr_il_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Mlx5Mkey                                                            */
+/* ------------------------------------------------------------------ */
+
+/* mlx5dv_destroy_mkey() returns an errno value. */
+static int mkey_destroy(struct pv_obj *o)
+{
+	struct pv_mlx5_mkey *self = (struct pv_mlx5_mkey *)o;
+	int rc;
+
+	if (!self->mkey)
+		return 0;
+	rc = mlx5dv_destroy_mkey(self->mkey);
+	if (rc) {
+		pv_raise_rc(rc, "mlx5dv_destroy_mkey",
+			    "Failed to destroy a mkey");
+		return -1;
+	}
+	self->mkey = NULL;
+	return 0;
+}
+
+static int mkey_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "pd", "create_flags", "max_entries", NULL };
+	struct pv_mlx5_mkey *self = (struct pv_mlx5_mkey *)o;
+	struct mlx5dv_mkey_init_attr a;
+	PyObject *pdo;
+	struct pv_pd *pd;
+	uint32_t flags;
+	uint16_t max_entries;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&:Mlx5Mkey", kwlist,
+					 &pdo, pv_conv_u32, &flags,
+					 pv_conv_u16, &max_entries))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("Mlx5Mkey is already initialised");
+		return -1;
+	}
+	if (!pv_type_ok(pdo, pv.PD))
+		return pv_mlx5_arg_type_error("pd", "pyverbs.pd.PD", pdo);
+	pd = pv_pd_arg(pdo);
+	if (!pd)
+		return -1;
+	pv_obj_setup(&self->obj, mkey_destroy);
+	memset(&a, 0, sizeof(a));
+	a.pd = pd->pd;
+	a.create_flags = flags;
+	a.max_entries = max_entries;
+	self->mkey = mlx5dv_create_mkey(&a);	/* NULL, errno set */
+	if (!self->mkey) {
+		pv_raise_errno("mlx5dv_create_mkey", "Failed to create mkey");
+		return -1;
+	}
+	self->max_entries = a.max_entries;	/* libmlx5 rounds it up */
+	if (pv_obj_link(&self->obj, &pd->obj)) {
+		mkey_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyObject *mkey_check(PyObject *o, PyObject *unused)
+{
+	struct pv_mlx5_mkey *self = (struct pv_mlx5_mkey *)o;
+	struct mkey_err_obj *res;
+	int rc;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	res = (struct mkey_err_obj *)mkey_err_type->tp_alloc(mkey_err_type, 0);
+	if (!res)
+		return NULL;
+	/* returns an errno value */
+	rc = mlx5dv_mkey_check(self->mkey, &res->err);
+	if (rc) {
+		Py_DECREF(res);
+		return pv_raise_rc(rc, "mlx5dv_mkey_check",
+				   "Failed to check the mkey");
+	}
+	return (PyObject *)res;
+}
+
+/* closure: 0 lkey, 1 rkey, 2 max_entries */
+static PyObject *mkey_get(PyObject *o, void *c)
+{
+	struct pv_mlx5_mkey *self = (struct pv_mlx5_mkey *)o;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	switch ((intptr_t)c) {
+	case 0:
+		return PyLong_FromUnsignedLong(self->mkey->lkey);
+	case 1:
+		return PyLong_FromUnsignedLong(self->mkey->rkey);
+	default:
+		return PyLong_FromUnsignedLong(self->max_entries);
+	}
+}
+
+static PyMethodDef mkey_methods[] = {
+	{ "mkey_check", mkey_check, METH_NOARGS,
+	  "mkey_check($self, /)\n--\n\n"
+	  "Check the mkey for errors (mlx5dv_mkey_check): an Mlx5MkeyErr." },
+	{ NULL }
+};
+
+static PyGetSetDef mkey_getset[] = {
+	{ "lkey", mkey_get, NULL, "The mkey's lkey.", (void *)0 },
+	{ "rkey", mkey_get, NULL, "The mkey's rkey.", (void *)1 },
+	{ "max_entries", mkey_get, NULL,
+	  "The entries the mkey has (libmlx5 rounds the request up).",
+	  (void *)2 },
+	{ NULL }
+};
+
+static PyType_Slot mkey_slots[] = {
+	{ Py_tp_doc, "Mlx5Mkey(pd, create_flags, max_entries)\n--\n\n"
+		     "An indirect mkey (mlx5dv_create_mkey), configured by "
+		     "Mlx5QP's mkey builders.  Closed with its PD." },
+	{ Py_tp_init, mkey_init },
+	{ Py_tp_methods, mkey_methods },
+	{ Py_tp_getset, mkey_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec mkey_spec = {
+	.name = MKEY_MOD "Mlx5Mkey",
+	.basicsize = sizeof(struct pv_mlx5_mkey),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = mkey_slots,
+};
+
+int pv_mlx5_mkey_init_types(PyObject *m)
+{
+	if (pv_add_type(m, &sig_crc_spec, pv.PyverbsObject, &sig_crc_type) ||
+	    pv_add_type(m, &sig_t10dif_spec, pv.PyverbsObject,
+			&sig_t10dif_type) ||
+	    pv_add_type(m, &sig_domain_spec, pv.PyverbsObject,
+			&sig_domain_type) ||
+	    pv_add_type(m, &sig_attr_spec, pv.PyverbsObject,
+			&pv_mlx5_SigBlockAttr) ||
+	    pv_add_data_type(m, &sig_err_spec, pv.PyverbsObject,
+			     sig_err_fields, NULL, NULL, &sig_err_type) ||
+	    pv_add_data_type(m, &mkey_err_spec, pv.PyverbsObject,
+			     mkey_err_fields, NULL, mkey_err_getset,
+			     &mkey_err_type) ||
+	    pv_add_type(m, &conf_attr_spec, pv.PyverbsObject,
+			&pv_mlx5_MkeyConfAttr) ||
+	    pv_add_type(m, &mr_il_spec, pv.PyverbsObject,
+			&pv_mlx5_MrInterleaved))
+		return -1;
+	return pv_add_type(m, &mkey_spec, pv.PyverbsCM, &pv_mlx5_Mkey);
+}
