@@ -163,7 +163,9 @@ def _placeholders():
 
 def test_placeholders_raise_not_implemented():
     found = _placeholders()
-    assert found        # the provider modules are placeholders for now
+    if not found:       # placeholders made directly: the next test
+        pytest.skip('no placeholder left: every upstream name is '
+                    'implemented')
     for mod, name, obj in found:
         with pytest.raises(PyverbsUserError, match='not implemented') as ex:
             obj()

@@ -98,13 +98,7 @@ static PyType_Spec fa_spec = {
 
 /* ---- Flow ---- */
 
-/* parents[0] is the QP */
-struct pv_flow {
-	struct pv_obj obj;
-	struct ibv_flow *flow;
-};
-
-static int flow_destroy(struct pv_obj *o)
+int pv_flow_destroy(struct pv_obj *o)
 {
 	struct pv_flow *self = (struct pv_flow *)o;
 	int rc;
@@ -186,7 +180,7 @@ static int flow_init(PyObject *obj, PyObject *args, PyObject *kw)
 	attr = flow_attr_pack((struct pv_flow_attr *)fao);
 	if (!attr)
 		return -1;
-	pv_obj_setup(&self->obj, flow_destroy);
+	pv_obj_setup(&self->obj, pv_flow_destroy);
 	self->flow = ibv_create_flow(qp->qp, attr);	/* NULL, errno */
 	if (!self->flow)
 		pv_raise_errno("ibv_create_flow", "Flow creation failed");
@@ -194,7 +188,7 @@ static int flow_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!self->flow)
 		return -1;
 	if (pv_obj_link(&self->obj, &qp->obj)) {
-		flow_destroy(&self->obj);
+		pv_flow_destroy(&self->obj);
 		return -1;
 	}
 	pv_obj_opened(&self->obj);

@@ -1070,6 +1070,14 @@ struct pv_qp_ex {
  */
 const struct ibv_flow_spec *pv_spec_data(PyObject *o);
 
+/* flow.c: a Flow (parents[0] is the QP; a provider's subclass, Mlx5Flow,
+ * has its own parents) and its destroy() (ibv_destroy_flow). */
+struct pv_flow {
+	struct pv_obj obj;
+	struct ibv_flow *flow;
+};
+int pv_flow_destroy(struct pv_obj *o);
+
 /* flow.c: the base of the providers' flow actions */
 struct pv_flow_action {
 	PyObject_HEAD

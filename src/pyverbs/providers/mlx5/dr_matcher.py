@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""mlx5 direct rules: matchers (DrMatcher).
+"""mlx5 direct rules: DrMatcher, in C (pyverbs._verbs, providers/mlx5/dr.c).
 
-Not implemented yet: the names of upstream's module are placeholders that
-raise PyverbsUserError when used (see pyverbs._unimplemented)."""
+A DrMatcher is closed with its DrTable and closes its rules first."""
+from pyverbs import _verbs
+
+if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
+    from pyverbs._verbs import DrMatcher
 from pyverbs._unimplemented import fill_missing
 
 fill_missing(globals(), __name__)

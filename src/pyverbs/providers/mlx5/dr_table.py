@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""mlx5 direct rules: tables (DrTable).
+"""mlx5 direct rules: DrTable, in C (pyverbs._verbs, providers/mlx5/dr.c).
 
-Not implemented yet: the names of upstream's module are placeholders that
-raise PyverbsUserError when used (see pyverbs._unimplemented)."""
+A DrTable is closed with its DrDomain, and closes its matchers and the
+actions pointing at it (DrActionDestTable, DrActionFlowSample) first."""
+from pyverbs import _verbs
+
+if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
+    from pyverbs._verbs import DrTable
 from pyverbs._unimplemented import fill_missing
 
 fill_missing(globals(), __name__)

@@ -1,8 +1,30 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""mlx5 flow steering (Mlx5FlowMatcher, Mlx5Flow, ...).
+"""mlx5 flow steering: Mlx5FlowMatchParameters, Mlx5FlowMatcherAttr,
+Mlx5FlowMatcher, Mlx5FlowActionAttr, Mlx5PacketReformatFlowAction and
+Mlx5Flow, in C (pyverbs._verbs, providers/mlx5/flow.c) over libmlx5.
 
-Not implemented yet: the names of upstream's module are placeholders that
-raise PyverbsUserError when used (see pyverbs._unimplemented)."""
+An Mlx5FlowMatcher and an Mlx5PacketReformatFlowAction are closed with
+their Context; an Mlx5Flow is closed before its matcher and before any QP
+or flow action its action attributes use.
+
+Differences from upstream pyverbs (rdma-core 44):
+
+- Mlx5FlowMatchParameters refuses values longer than size (upstream copies
+  them past its buffer) and an int as values; an object that was closed is
+  refused where upstream passes NULL on.
+- Mlx5FlowMatcher is a PyverbsCM (close(), closed, with).
+- Mlx5Flow refuses num_actions other than len(action_attrs) (upstream
+  warns and overflows its array), a DEST_IBV_QP attribute without a QP and
+  an IBV_FLOW_ACTION attribute without an open flow action; it has qp (the
+  first QP it steers to).
+- Mlx5PacketReformatFlowAction has close() and closed.
+"""
+from pyverbs import _verbs
+
+if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
+    from pyverbs._verbs import Mlx5FlowMatchParameters, Mlx5FlowMatcherAttr, \
+        Mlx5FlowMatcher, Mlx5FlowActionAttr, Mlx5PacketReformatFlowAction, \
+        Mlx5Flow
 from pyverbs._unimplemented import fill_missing
 
 fill_missing(globals(), __name__)

@@ -27,6 +27,9 @@ int pv_mlx5_init_types(PyObject *m)
 		return -1;
 
 	/* mlx5dr: mlx5dv_flow, dr_* */
+	if (pv_mlx5_flow_init_types(m) || pv_mlx5_dr_init_types(m) ||
+	    pv_mlx5_dr_action_init_types(m))
+		return -1;
 
 	return 0;
 }

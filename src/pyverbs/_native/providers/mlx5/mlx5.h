@@ -118,6 +118,38 @@ int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
 void pv_mlx5_undo_create(struct pv_obj *o);
 
 /* mlx5dr */
+int pv_mlx5_flow_init_types(PyObject *m);	/* flow.c */
+int pv_mlx5_dr_init_types(PyObject *m);	/* dr.c */
+int pv_mlx5_dr_action_init_types(PyObject *m);	/* dr_action.c, after dr.c */
+/* The types of dr.c, dr_action.c and flow.c that the other two use. */
+struct pv_mlx5dr_types {
+	PyTypeObject *DrDomain, *DrTable, *DrAction;
+	PyTypeObject *Mlx5FlowMatchParameters;
+};
+extern struct pv_mlx5dr_types pv_dr;
+/* A DR domain or table: parents[0] is the Context / the DrDomain. */
+struct pv_dr_domain {
+	struct pv_obj obj;
+	struct mlx5dv_dr_domain *domain;
+};
+struct pv_dr_table {
+	struct pv_obj obj;
+	struct mlx5dv_dr_table *table;
+};
+/* A DR action; its parents depend on the subclass (dr_action.c). */
+struct pv_dr_action {
+	struct pv_obj obj;
+	struct mlx5dv_dr_action *action;
+};
+/* The open DrDomain / DrTable / DrAction o ('what' names the argument);
+ * else NULL with TypeError or PyverbsUserError (closed). */
+struct pv_dr_domain *pv_dr_domain_arg(PyObject *o, const char *what);
+struct pv_dr_table *pv_dr_table_arg(PyObject *o, const char *what);
+struct pv_dr_action *pv_dr_action_arg(PyObject *o, const char *what);
+/* flow.c: the parameters of the Mlx5FlowMatchParameters o (valid while o
+ * lives and is not closed); NULL with TypeError or PyverbsUserError. */
+struct mlx5dv_flow_match_parameters *pv_mlx5_match_params(PyObject *o,
+							   const char *what);
 
 
 /*

@@ -1,0 +1,848 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * mlx5 flow steering (pyverbs.providers.mlx5.mlx5dv_flow):
+ * Mlx5FlowMatchParameters (struct mlx5dv_flow_match_parameters, also the
+ * mask and value of the DR matchers and rules), Mlx5FlowMatcherAttr,
+ * Mlx5FlowMatcher (mlx5dv_create_flow_matcher), Mlx5FlowActionAttr,
+ * Mlx5PacketReformatFlowAction (a FlowAction) and Mlx5Flow (a Flow,
+ * mlx5dv_create_flow).
+ *
+ * Lifetimes: a matcher and a reformat action are children of their
+ * Context; an Mlx5Flow is a child of its matcher and of every QP and
+ * flow action its action attributes name, so closing any of them closes
+ * the flow first.  The core FlowAction is plain data (no lifetime links),
+ * so the reformat action keeps its ibv_flow_action in a hidden handle
+ * object, a PyverbsCM child of the Context: closing the Context destroys
+ * the action and clears the FlowAction's pointer.
+ */
+#include <errno.h>
+
+#include "mlx5.h"
+
+/* ---- Mlx5FlowMatchParameters ---- */
+
+struct pv_match_params {
+	PyObject_HEAD
+	struct mlx5dv_flow_match_parameters *params;	/* NULL: closed */
+};
+
+struct mlx5dv_flow_match_parameters *pv_mlx5_match_params(PyObject *o,
+							   const char *what)
+{
+	struct pv_match_params *mp = (struct pv_match_params *)o;
+
+	if (!pv_type_ok(o, pv_dr.Mlx5FlowMatchParameters)) {
+		PyErr_Format(PyExc_TypeError, "%s must be a "
+			     "Mlx5FlowMatchParameters, not %.100s", what,
+			     Py_TYPE(o)->tp_name);
+		return NULL;
+	}
+	if (!mp->params) {
+		pv_raise_user("Mlx5FlowMatchParameters is closed");
+		return NULL;
+	}
+	return mp->params;
+}
+
+static int mp_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "size", "values", NULL };
+	struct pv_match_params *self = (struct pv_match_params *)obj;
+	struct mlx5dv_flow_match_parameters *p;
+	PyObject *values, *b = NULL;
+	size_t size;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O:Mlx5FlowMatchParameters",
+					 kwlist, pv_conv_size, &size, &values))
+		return -1;
+	if (size > (1u << 20)) {
+		PyErr_Format(PyExc_OverflowError, "size %zu is too large",
+			     size);
+		return -1;
+	}
+	if (size) {
+		if (PyLong_Check(values)) {
+			PyErr_SetString(PyExc_TypeError,
+					"values must be bytes, not int");
+			return -1;
+		}
+		b = PyObject_Bytes(values);
+		if (!b)
+			return -1;
+		if ((size_t)PyBytes_GET_SIZE(b) > size) {
+			PyErr_Format(PyExc_ValueError, "values has %zd bytes, "
+				     "more than size (%zu)",
+				     PyBytes_GET_SIZE(b), size);
+			Py_DECREF(b);
+			return -1;
+		}
+	}
+	/* match_buf is uint64_t[]: round the room up, zeroed */
+	p = PyMem_Calloc(1, sizeof(*p) + ((size + 7) & ~(size_t)7));
+	if (!p) {
+		Py_XDECREF(b);
+		PyErr_NoMemory();
+		return -1;
+	}
+	p->match_sz = size;
+	if (b) {
+		memcpy(p->match_buf, PyBytes_AS_STRING(b),
+		       PyBytes_GET_SIZE(b));
+		Py_DECREF(b);
+	}
+	PyMem_Free(self->params);
+	self->params = p;
+	return 0;
+}
+
+static PyObject *mp_close(PyObject *obj, PyObject *unused)
+{
+	struct pv_match_params *self = (struct pv_match_params *)obj;
+
+	PyMem_Free(self->params);
+	self->params = NULL;
+	Py_RETURN_NONE;
+}
+
+static void mp_dealloc(PyObject *obj)
+{
+	PyTypeObject *tp = Py_TYPE(obj);
+
+	PyMem_Free(((struct pv_match_params *)obj)->params);
+	tp->tp_free(obj);
+	Py_DECREF(tp);
+}
+
+static PyMethodDef mp_methods[] = {
+	{ "close", mp_close, METH_NOARGS,
+	  "close($self, /)\n--\n\nFree the parameters (no longer usable)." },
+	{ NULL }
+};
+
+static PyType_Slot mp_slots[] = {
+	{ Py_tp_doc, "Mlx5FlowMatchParameters(size, values)\n--\n\n"
+		     "A match mask or value (struct "
+		     "mlx5dv_flow_match_parameters) of size bytes in the "
+		     "device's Flow Table Entry Match Parameters format: "
+		     "values (bytes, or an object with __bytes__, at most "
+		     "size bytes) followed by zeros." },
+	{ Py_tp_new, PyType_GenericNew },
+	{ Py_tp_init, mp_init },
+	{ Py_tp_methods, mp_methods },
+	{ Py_tp_dealloc, mp_dealloc },
+	{ 0, NULL }
+};
+
+static PyType_Spec mp_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatchParameters",
+	.basicsize = sizeof(struct pv_match_params),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = mp_slots,
+};
+
+/* ---- Mlx5FlowMatcherAttr ---- */
+
+struct pv_matcher_attr {
+	PyObject_HEAD
+	struct mlx5dv_flow_matcher_attr attr;	/* match_mask set at use */
+	PyObject *mask;		/* Mlx5FlowMatchParameters */
+};
+
+static const struct pv_oslot ma_oslots[] = {
+	{ PV_OSLOT_AT(struct pv_matcher_attr, mask, "match_mask"),
+	  .flags = PV_OSLOT_HIDDEN },
+	PV_OSLOT_END
+};
+
+PV_OSLOTS_GC(ma, ma_oslots)
+
+static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "match_mask", "attr_type", "flags",
+				  "priority", "match_criteria_enable",
+				  "comp_mask", "ft_type", NULL };
+	struct pv_matcher_attr *self = (struct pv_matcher_attr *)obj;
+	struct mlx5dv_flow_matcher_attr a = { .type = IBV_FLOW_ATTR_NORMAL };
+	unsigned int type = IBV_FLOW_ATTR_NORMAL, ft_type = 0;
+	PyObject *mask;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "O!|O&O&O&O&O&O&:Mlx5FlowMatcherAttr",
+					 kwlist, pv_dr.Mlx5FlowMatchParameters,
+					 &mask, pv_conv_uint, &type,
+					 pv_conv_u32, &a.flags,
+					 pv_conv_u16, &a.priority, pv_conv_u8,
+					 &a.match_criteria_enable, pv_conv_u64,
+					 &a.comp_mask, pv_conv_uint, &ft_type))
+		return -1;
+	a.type = type;
+	a.ft_type = ft_type;
+	self->attr = a;
+	pv_set_slot(&self->mask, mask);
+	return 0;
+}
+
+static PyType_Slot ma_slots[] = {
+	{ Py_tp_doc, "Mlx5FlowMatcherAttr(match_mask, "
+		     "attr_type=IBV_FLOW_ATTR_NORMAL, flags=0, priority=0, "
+		     "match_criteria_enable=0, comp_mask=0, ft_type=0)\n--\n\n"
+		     "How to create an Mlx5FlowMatcher (struct "
+		     "mlx5dv_flow_matcher_attr): the Mlx5FlowMatchParameters "
+		     "mask, the match_criteria_enable bits, and with "
+		     "comp_mask MLX5DV_FLOW_MATCHER_MASK_FT_TYPE the flow "
+		     "table type ft_type." },
+	{ Py_tp_new, PyType_GenericNew },
+	{ Py_tp_init, ma_init },
+	PV_OSLOTS_GC_SLOTS(ma),
+	{ 0, NULL }
+};
+
+static PyType_Spec ma_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
+	.basicsize = sizeof(struct pv_matcher_attr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = ma_slots,
+};
+
+static PyTypeObject *matcher_attr_type;
+
+/* ---- Mlx5FlowMatcher ---- */
+
+/* parents[0] is the Context */
+struct pv_flow_matcher {
+	struct pv_obj obj;
+	struct mlx5dv_flow_matcher *matcher;
+};
+
+static PyTypeObject *matcher_type;
+
+static int fm_destroy(struct pv_obj *o)
+{
+	struct pv_flow_matcher *self = (struct pv_flow_matcher *)o;
+	int rc;
+
+	if (!self->matcher)
+		return 0;
+	rc = mlx5dv_destroy_flow_matcher(self->matcher);	/* errno */
+	if (rc) {
+		pv_raise_rc(rc, "mlx5dv_destroy_flow_matcher",
+			    "Destroy matcher failed.");
+		return -1;
+	}
+	self->matcher = NULL;
+	return 0;
+}
+
+static int fm_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "attr", NULL };
+	struct pv_flow_matcher *self = (struct pv_flow_matcher *)obj;
+	struct mlx5dv_flow_matcher_attr attr;
+	struct pv_matcher_attr *ma;
+	struct pv_context *ctx;
+	PyObject *ctxo, *mao;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!:Mlx5FlowMatcher",
+					 kwlist, pv.Context, &ctxo,
+					 matcher_attr_type, &mao))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("Mlx5FlowMatcher is already initialised");
+		return -1;
+	}
+	ctx = (struct pv_context *)ctxo;
+	if (pv_check_open(&ctx->obj))
+		return -1;
+	ma = (struct pv_matcher_attr *)mao;
+	attr = ma->attr;
+	attr.match_mask = ma->mask ?
+		pv_mlx5_match_params(ma->mask, "match_mask") : NULL;
+	if (!attr.match_mask) {
+		if (!PyErr_Occurred())
+			pv_raise_user("Mlx5FlowMatcherAttr has no match_mask");
+		return -1;
+	}
+	pv_obj_setup(&self->obj, fm_destroy);
+	self->matcher = mlx5dv_create_flow_matcher(ctx->ctx, &attr);
+	if (!self->matcher) {
+		pv_raise_errno("mlx5dv_create_flow_matcher",
+			       "Flow matcher creation failed.");
+		return -1;
+	}
+	if (pv_obj_link(&self->obj, &ctx->obj)) {
+		fm_destroy(&self->obj);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
+static PyType_Slot fm_slots[] = {
+	{ Py_tp_doc, "Mlx5FlowMatcher(context, attr)\n--\n\n"
+		     "A flow matcher (mlx5dv_create_flow_matcher) built from "
+		     "an Mlx5FlowMatcherAttr.  Closing it (or its Context) "
+		     "closes its flows first." },
+	{ Py_tp_init, fm_init },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec fm_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcher",
+	.basicsize = sizeof(struct pv_flow_matcher),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = fm_slots,
+};
+
+/* ---- Mlx5PacketReformatFlowAction ---- */
+
+/* The hidden owner of the ibv_flow_action; parents[0] is the Context. */
+struct fa_handle {
+	struct pv_obj obj;
+	struct ibv_flow_action *action;
+	struct pv_flow_action *owner;	/* borrowed; NULL once it is gone */
+};
+
+struct pv_reformat {
+	struct pv_flow_action base;
+	struct fa_handle *handle;	/* strong, or NULL */
+};
+
+static PyTypeObject *handle_type, *reformat_type;
+
+static int fah_destroy(struct pv_obj *o)
+{
+	struct fa_handle *self = (struct fa_handle *)o;
+	int rc;
+
+	if (!self->action)
+		return 0;
+	rc = ibv_destroy_flow_action(self->action);	/* returns errno */
+	if (rc) {
+		pv_raise_rc(rc, "ibv_destroy_flow_action",
+			    "Failed to destroy flow action");
+		return -1;
+	}
+	self->action = NULL;
+	if (self->owner)
+		self->owner->action = NULL;
+	return 0;
+}
+
+static PyType_Slot fah_slots[] = {
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec fah_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv_flow._FlowActionHandle",
+	.basicsize = sizeof(struct fa_handle),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.slots = fah_slots,
+};
+
+/* Close and drop the handle of self (0, or -1 with an exception set: the
+ * handle is kept for a retry). */
+static int rf_release(struct pv_reformat *self)
+{
+	struct fa_handle *h = self->handle;
+
+	if (!h)
+		return 0;
+	if (pv_close(&h->obj))
+		return -1;
+	h->owner = NULL;
+	self->handle = NULL;
+	Py_DECREF(h);
+	return 0;
+}
+
+static int rf_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "context", "data", "reformat_type",
+				  "ft_type", NULL };
+	struct pv_reformat *self = (struct pv_reformat *)obj;
+	unsigned int type =
+		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2;
+	unsigned int ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
+	PyObject *ctxo, *data = Py_None, *b = NULL;
+	struct pv_context *ctx;
+	struct fa_handle *h;
+	Py_ssize_t len = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+			"O!|OO&O&:Mlx5PacketReformatFlowAction", kwlist,
+			pv.Context, &ctxo, &data, pv_conv_uint, &type,
+			pv_conv_uint, &ft_type))
+		return -1;
+	if (self->handle) {
+		pv_raise_user("Mlx5PacketReformatFlowAction is already "
+			      "initialised");
+		return -1;
+	}
+	ctx = (struct pv_context *)ctxo;
+	if (data != Py_None) {
+		if (PyLong_Check(data)) {
+			PyErr_SetString(PyExc_TypeError,
+					"data must be bytes, not int");
+			return -1;
+		}
+		b = PyObject_Bytes(data);
+		if (!b)
+			return -1;
+		len = PyBytes_GET_SIZE(b);
+	}
+	if (pv_check_open(&ctx->obj))
+		goto fail;
+	h = (struct fa_handle *)PyObject_CallNoArgs((PyObject *)handle_type);
+	if (!h)
+		goto fail;
+	pv_obj_setup(&h->obj, fah_destroy);
+	h->action = mlx5dv_create_flow_action_packet_reformat(ctx->ctx, len,
+			b ? PyBytes_AS_STRING(b) : NULL, type, ft_type);
+	if (!h->action) {
+		pv_raise_errno("mlx5dv_create_flow_action_packet_reformat",
+			       "Failed to create flow action packet reformat");
+		Py_DECREF(h);
+		goto fail;
+	}
+	if (pv_obj_link(&h->obj, &ctx->obj)) {
+		fah_destroy(&h->obj);
+		Py_DECREF(h);
+		goto fail;
+	}
+	pv_obj_opened(&h->obj);
+	h->owner = &self->base;
+	self->handle = h;
+	self->base.action = h->action;
+	Py_XDECREF(b);
+	return 0;
+fail:
+	Py_XDECREF(b);
+	return -1;
+}
+
+static PyObject *rf_close(PyObject *obj, PyObject *unused)
+{
+	if (rf_release((struct pv_reformat *)obj))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static void rf_dealloc(PyObject *obj)
+{
+	struct pv_reformat *self = (struct pv_reformat *)obj;
+	PyTypeObject *tp = Py_TYPE(obj);
+
+	if (self->handle) {
+		self->handle->owner = NULL;
+		if (pv_close(&self->handle->obj))
+			PyErr_WriteUnraisable(obj);
+		Py_CLEAR(self->handle);
+	}
+	tp->tp_free(obj);
+	Py_DECREF(tp);
+}
+
+static PyObject *rf_get_closed(PyObject *obj, void *closure)
+{
+	return PyBool_FromLong(!((struct pv_reformat *)obj)->base.action);
+}
+
+static PyMethodDef rf_methods[] = {
+	{ "close", rf_close, METH_NOARGS,
+	  "close($self, /)\n--\n\nDestroy the flow action (closing the flows "
+	  "using it first).  Calling it again does nothing." },
+	{ NULL }
+};
+
+static PyGetSetDef rf_getset[] = {
+	{ "closed", rf_get_closed, NULL,
+	  "True once the flow action is destroyed.", NULL },
+	{ NULL }
+};
+
+static PyType_Slot rf_slots[] = {
+	{ Py_tp_doc, "Mlx5PacketReformatFlowAction(context, data=None, "
+		     "reformat_type=MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_"
+		     "L2_TUNNEL_TO_L2, ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX)"
+		     "\n--\n\n"
+		     "A flow action that adds or removes packet headers "
+		     "(mlx5dv_create_flow_action_packet_reformat); data holds "
+		     "the encapsulation headers, if any.  Closing its Context "
+		     "destroys it." },
+	{ Py_tp_init, rf_init },
+	{ Py_tp_dealloc, rf_dealloc },
+	{ Py_tp_methods, rf_methods },
+	{ Py_tp_getset, rf_getset },
+	{ 0, NULL }
+};
+
+static PyType_Spec rf_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv_flow."
+		"Mlx5PacketReformatFlowAction",
+	.basicsize = sizeof(struct pv_reformat),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.slots = rf_slots,
+};
+
+/* ---- Mlx5FlowActionAttr ---- */
+
+struct pv_action_attr {
+	PyObject_HEAD
+	struct mlx5dv_flow_action_attr attr;	/* pointers set at use */
+	PyObject *qp;		/* QP (type DEST_IBV_QP) */
+	PyObject *action;	/* FlowAction (type IBV_FLOW_ACTION) */
+};
+
+static const struct pv_oslot aa_oslots[] = {
+	{ PV_OSLOT_AT(struct pv_action_attr, qp, "qp"),
+	  .flags = PV_OSLOT_HIDDEN },
+	{ PV_OSLOT_AT(struct pv_action_attr, action, "action"),
+	  .flags = PV_OSLOT_HIDDEN },
+	PV_OSLOT_END
+};
+
+PV_OSLOTS_GC(aa, aa_oslots)
+
+static PyTypeObject *action_attr_type;
+
+/* v is None or an instance of tp (TypeError naming what otherwise). */
+static int none_or(PyObject *v, PyTypeObject *tp, const char *what)
+{
+	if (v == Py_None || pv_type_ok(v, tp))
+		return 0;
+	PyErr_Format(PyExc_TypeError, "%s must be a %s or None, not %.100s",
+		     what, _PyType_Name(tp), Py_TYPE(v)->tp_name);
+	return -1;
+}
+
+static int aa_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "action_type", "qp", "flow_action", NULL };
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+	PyObject *typeo = Py_None, *qp = Py_None, *fa = Py_None;
+	unsigned int type;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:Mlx5FlowActionAttr",
+					 kwlist, &typeo, &qp, &fa))
+		return -1;
+	if (none_or(qp, pv.QP, "qp") || none_or(fa, pv.FlowAction,
+						"flow_action"))
+		return -1;
+	memset(&self->attr, 0, sizeof(self->attr));
+	Py_CLEAR(self->qp);
+	Py_CLEAR(self->action);
+	if (typeo == Py_None)
+		return 0;
+	if (!pv_conv_uint(typeo, &type))
+		return -1;
+	switch (type) {
+	case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
+		pv_set_slot(&self->qp, qp);
+		break;
+	case MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION:
+		self->attr.type = type;
+		pv_set_slot(&self->action, fa);
+		break;
+	default:
+		pv_raise_user("Unsupported action type: %S.", typeo);
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *aa_get_type(PyObject *obj, void *closure)
+{
+	return PyLong_FromUnsignedLong(
+		((struct pv_action_attr *)obj)->attr.type);
+}
+
+static int aa_set_type(PyObject *obj, PyObject *v, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+	unsigned int type;
+
+	if (pv_refuse_delete(v, "type"))
+		return -1;
+	if (self->attr.type != MLX5DV_FLOW_ACTION_DEST_IBV_QP) {
+		pv_raise_user("Unsupported action type: %S.", v);
+		return -1;
+	}
+	if (!pv_conv_uint(v, &type))
+		return -1;
+	self->attr.type = type;
+	return 0;
+}
+
+/* The type of self must be type; else PyverbsUserError naming what. */
+static int aa_has(struct pv_action_attr *self, unsigned int type,
+		  const char *what)
+{
+	if (self->attr.type == type)
+		return 0;
+	pv_raise_user("Action attr of type %u doesn't have %s",
+		      (unsigned int)self->attr.type, what);
+	return -1;
+}
+
+static PyObject *aa_get_qp(PyObject *obj, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+
+	if (aa_has(self, MLX5DV_FLOW_ACTION_DEST_IBV_QP, "a qp"))
+		return NULL;
+	return pv_get_slot(self->qp);
+}
+
+static int aa_set_qp(PyObject *obj, PyObject *v, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+
+	if (pv_refuse_delete(v, "qp") || none_or(v, pv.QP, "qp") ||
+	    aa_has(self, MLX5DV_FLOW_ACTION_DEST_IBV_QP, "a qp"))
+		return -1;
+	pv_set_slot(&self->qp, v);
+	return 0;
+}
+
+static PyObject *aa_get_action(PyObject *obj, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+
+	if (aa_has(self, MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION, "an action"))
+		return NULL;
+	return pv_get_slot(self->action);
+}
+
+static int aa_set_action(PyObject *obj, PyObject *v, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+
+	if (pv_refuse_delete(v, "action") ||
+	    none_or(v, pv.FlowAction, "action") ||
+	    aa_has(self, MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION, "an action"))
+		return -1;
+	pv_set_slot(&self->action, v);
+	return 0;
+}
+
+static PyGetSetDef aa_getset[] = {
+	{ "type", aa_get_type, aa_set_type,
+	  "The action type (enum mlx5dv_flow_action_type).", NULL },
+	{ "qp", aa_get_qp, aa_set_qp,
+	  "The destination QP (type MLX5DV_FLOW_ACTION_DEST_IBV_QP only).",
+	  NULL },
+	{ "action", aa_get_action, aa_set_action,
+	  "The FlowAction (type MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION only).",
+	  NULL },
+	{ NULL }
+};
+
+static PyType_Slot aa_slots[] = {
+	{ Py_tp_doc, "Mlx5FlowActionAttr(action_type=None, qp=None, "
+		     "flow_action=None)\n--\n\n"
+		     "One action of an Mlx5Flow (struct "
+		     "mlx5dv_flow_action_attr): steer to qp "
+		     "(MLX5DV_FLOW_ACTION_DEST_IBV_QP) or apply flow_action "
+		     "(MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION); other types raise "
+		     "PyverbsUserError." },
+	{ Py_tp_new, PyType_GenericNew },
+	{ Py_tp_init, aa_init },
+	{ Py_tp_getset, aa_getset },
+	PV_OSLOTS_GC_SLOTS(aa),
+	{ 0, NULL }
+};
+
+static PyType_Spec aa_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowActionAttr",
+	.basicsize = sizeof(struct pv_action_attr),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = aa_slots,
+};
+
+/* ---- Mlx5Flow ---- */
+
+/* An Mlx5Flow is a core Flow (struct pv_flow, destroyed the same way);
+ * parents[0] is the matcher, then the QP or flow-action handle of each
+ * action attribute, in order. */
+
+/* Fill *out from the action attribute o and set *parent to the object it
+ * uses.  0 or -1 (TypeError, PyverbsUserError). */
+static int mf_action(PyObject *o, struct mlx5dv_flow_action_attr *out,
+		     struct pv_obj **parent)
+{
+	struct pv_action_attr *aa = (struct pv_action_attr *)o;
+
+	if (!pv_type_ok(o, action_attr_type)) {
+		PyErr_Format(PyExc_TypeError, "action_attrs items must be "
+			     "Mlx5FlowActionAttr, not %.100s",
+			     Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	out->type = aa->attr.type;
+	if (aa->attr.type == MLX5DV_FLOW_ACTION_DEST_IBV_QP) {
+		if (!aa->qp || aa->qp == Py_None) {
+			pv_raise_user("The DEST_IBV_QP action attr has no qp");
+			return -1;
+		}
+		if (pv_check_open(PV_OBJ(aa->qp)))
+			return -1;
+		out->qp = ((struct pv_qp *)aa->qp)->qp;
+		*parent = PV_OBJ(aa->qp);
+		return 0;
+	}
+	if (aa->attr.type == MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION) {
+		struct pv_reformat *rf = (struct pv_reformat *)aa->action;
+
+		if (!aa->action || !pv_type_ok(aa->action, reformat_type) ||
+		    !rf->handle || pv_check_open(&rf->handle->obj)) {
+			PyErr_Clear();
+			pv_raise_user("The IBV_FLOW_ACTION action attr has no "
+				      "open flow action");
+			return -1;
+		}
+		out->action = rf->handle->action;
+		*parent = &rf->handle->obj;
+		return 0;
+	}
+	pv_raise_user("Unsupported action type: %u.",
+		      (unsigned int)aa->attr.type);
+	return -1;
+}
+
+static int mf_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "matcher", "match_value", "action_attrs",
+				  "num_actions", NULL };
+	struct pv_flow *self = (struct pv_flow *)obj;
+	struct mlx5dv_flow_match_parameters *value;
+	struct mlx5dv_flow_action_attr *attrs = NULL;
+	PyObject *mato, *valo, *attrso = Py_None, *seq = NULL;
+	struct pv_flow_matcher *mat;
+	struct pv_obj **parents = NULL;
+	size_t num = 0;
+	Py_ssize_t n = 0, i;
+	int ret = -1;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|OO&:Mlx5Flow", kwlist,
+					 matcher_type, &mato, &valo, &attrso,
+					 pv_conv_size, &num))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("Mlx5Flow is already initialised");
+		return -1;
+	}
+	mat = (struct pv_flow_matcher *)mato;
+	if (pv_check_open(&mat->obj))
+		return -1;
+	value = pv_mlx5_match_params(valo, "match_value");
+	if (!value)
+		return -1;
+	if (attrso != Py_None) {
+		seq = PySequence_Fast(attrso, "action_attrs must be a list of "
+					      "Mlx5FlowActionAttr");
+		if (!seq)
+			return -1;
+		n = PySequence_Fast_GET_SIZE(seq);
+	}
+	if ((size_t)n != num) {
+		pv_raise_user("num_actions (%zu) is not the number of "
+			      "action_attrs (%zd)", num, n);
+		goto out;
+	}
+	attrs = PyMem_Calloc(n ? n : 1, sizeof(*attrs));
+	parents = PyMem_Calloc(1 + n, sizeof(*parents));
+	if (!attrs || !parents) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	parents[0] = &mat->obj;
+	for (i = 0; i < n; i++)
+		if (mf_action(PySequence_Fast_GET_ITEM(seq, i), &attrs[i],
+			      &parents[1 + i]))
+			goto out;
+	pv_obj_setup(&self->obj, pv_flow_destroy);
+	if (pv_obj_reserve_parents(&self->obj, 1 + n))
+		goto out;
+	self->flow = mlx5dv_create_flow(mat->matcher, value, n, attrs);
+	if (!self->flow) {
+		pv_raise_errno("mlx5dv_create_flow", "Flow creation failed.");
+		goto out;
+	}
+	for (i = 0; i < 1 + n; i++)
+		if (pv_obj_link(&self->obj, parents[i])) {
+			pv_flow_destroy(&self->obj);
+			goto out;
+		}
+	pv_obj_opened(&self->obj);
+	ret = 0;
+out:
+	PyMem_Free(attrs);
+	PyMem_Free(parents);
+	Py_XDECREF(seq);
+	return ret;
+}
+
+/* The first QP this flow steers to, or None. */
+static PyObject *mf_get_qp(PyObject *obj, void *closure)
+{
+	struct pv_obj *o = PV_OBJ(obj);
+	unsigned int i;
+
+	for (i = 1; i < o->nparents; i++) {
+		struct pv_obj *p = pv_obj_link_at(o, i)->parent;
+
+		if (pv_type_ok((PyObject *)p, pv.QP))
+			return Py_NewRef((PyObject *)p);
+	}
+	Py_RETURN_NONE;
+}
+
+static PyGetSetDef mf_getset[] = {
+	{ "qp", mf_get_qp, NULL,
+	  "The first QP this flow steers to (None if none, or closed).",
+	  NULL },
+	{ NULL }
+};
+
+static PyType_Slot mf_slots[] = {
+	{ Py_tp_doc, "Mlx5Flow(matcher, match_value, action_attrs=None, "
+		     "num_actions=0)\n--\n\n"
+		     "A steering flow of an Mlx5FlowMatcher "
+		     "(mlx5dv_create_flow): packets matching match_value get "
+		     "the actions of action_attrs (a list of num_actions "
+		     "Mlx5FlowActionAttr).  Closing the matcher, or a QP or "
+		     "flow action it uses, closes the flow first." },
+	{ Py_tp_init, mf_init },
+	{ Py_tp_getset, mf_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec mf_spec = {
+	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5Flow",
+	.basicsize = sizeof(struct pv_flow),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = mf_slots,
+};
+
+int pv_mlx5_flow_init_types(PyObject *m)
+{
+	PyTypeObject *flow;
+
+	handle_type = (PyTypeObject *)PyType_FromSpecWithBases(
+		&fah_spec, (PyObject *)pv.PyverbsCM);
+	if (!handle_type)
+		return -1;
+	if (pv_add_type(m, &mp_spec, pv.PyverbsObject,
+			&pv_dr.Mlx5FlowMatchParameters) ||
+	    pv_add_type(m, &ma_spec, pv.PyverbsObject, &matcher_attr_type) ||
+	    pv_add_type(m, &fm_spec, pv.PyverbsCM, &matcher_type) ||
+	    pv_add_type(m, &rf_spec, pv.FlowAction, &reformat_type) ||
+	    pv_add_type(m, &aa_spec, pv.PyverbsObject, &action_attr_type) ||
+	    pv_add_type(m, &mf_spec, pv.Flow, &flow))
+		return -1;
+	return 0;
+}
