@@ -17,12 +17,10 @@ core's creation hooks create, link and close the provider objects, and
 that read_sgid is safe; only EFA hardware can show what the device does.
 """
 import os
-import shutil
-import subprocess
-import sys
 
 import pytest
 
+import doubles
 import ref_compare
 from pyverbs import _verbs
 
@@ -36,30 +34,11 @@ pytestmark = [pytest.mark.device,
 
 @pytest.fixture(scope='module')
 def double(tmp_path_factory):
-    cc = shutil.which('cc') or shutil.which('gcc')
-    if not cc:
-        pytest.skip('a C compiler is needed to build the test double')
-    out = str(tmp_path_factory.mktemp('pvfake') / 'libpvfake_efa.so')
-    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-Wall',
-                    '-Wl,--version-script=' + os.path.join(
-                        FAKES, 'efa_double.map'),
-                    '-o', out, os.path.join(FAKES, 'efa_double.c'),
-                    '-libverbs', '-ldl'], check=True)
-    return out
+    return doubles.build(tmp_path_factory, 'efa_double')
 
 
-def run_under_double(double, dev, args, tmp_path, python=None,
-                     pythonpath=None, name='log'):
-    log = tmp_path / name
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-    env.update(PVFAKE_EFA_DEVICES=dev, PVFAKE_LOG=str(log),
-               LD_PRELOAD=double,
-               PYTHONPATH=pythonpath or ref_compare.ours_path())
-    r = subprocess.run([python or sys.executable] + args, env=env,
-                       capture_output=True, text=True, timeout=120,
-                       cwd=HERE)
-    text = log.read_text() if log.exists() else ''
-    return r, text
+def run_under_double(double, dev, args, tmp_path, **kw):
+    return doubles.run(double, 'PVFAKE_EFA_DEVICES', dev, args, tmp_path, **kw)
 
 
 def _scenario(double, dev, gid_index, tmp_path, **kw):

@@ -17,12 +17,10 @@ This shows that pyverbs-c hands libmlx5 what upstream hands it and never
 crashes; only mlx5 hardware can show what the device does with it.
 """
 import os
-import shutil
-import subprocess
-import sys
 
 import pytest
 
+import doubles
 import ref_compare
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -32,16 +30,7 @@ GOLDEN = os.path.join(FAKES, 'mlx5_scenario.golden')
 
 @pytest.fixture(scope='module')
 def double(tmp_path_factory):
-    cc = shutil.which('cc') or shutil.which('gcc')
-    if not cc:
-        pytest.skip('a C compiler is needed to build the test double')
-    out = str(tmp_path_factory.mktemp('pvfake') / 'libpvfake.so')
-    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-Wall',
-                    '-Wl,--version-script=' + os.path.join(
-                        FAKES, 'mlx5_double.map'),
-                    '-o', out, os.path.join(FAKES, 'mlx5_double.c'),
-                    '-libverbs', '-ldl'], check=True)
-    return out
+    return doubles.build(tmp_path_factory, 'mlx5_double')
 
 
 def normalize(log):
@@ -51,18 +40,8 @@ def normalize(log):
             if not line.startswith('mlx5dv_qp_ex_from_ibv_qp_ex ')]
 
 
-def run_under_double(double, dev, args, tmp_path, python=None,
-                     pythonpath=None, name='log'):
-    log = tmp_path / name
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-    env.update(PVFAKE_MLX5_DEVICES=dev, PVFAKE_LOG=str(log),
-               LD_PRELOAD=double,
-               PYTHONPATH=pythonpath or ref_compare.ours_path())
-    r = subprocess.run([python or sys.executable] + args, env=env,
-                       capture_output=True, text=True, timeout=120,
-                       cwd=HERE)
-    text = log.read_text() if log.exists() else ''
-    return r, text
+def run_under_double(double, dev, args, tmp_path, **kw):
+    return doubles.run(double, 'PVFAKE_MLX5_DEVICES', dev, args, tmp_path, **kw)
 
 
 def _need_ours():

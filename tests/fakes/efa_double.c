@@ -33,54 +33,9 @@
 #include <infiniband/efadv.h>
 
 #define MAX_OBJS 64
-#define REAL(name, ver) ((__typeof__(&name))real_sym(#name, ver))
-
-/* The real one: next in the global scope, else in libefa, which the
- * Python extension that links it may have loaded RTLD_LOCAL. */
-static void *real_sym(const char *name, const char *ver)
-{
-	void *p = dlvsym(RTLD_NEXT, name, ver);
-	void *lib;
-
-	if (!p && !strncmp(name, "efadv_", 6) &&
-	    (lib = dlopen("libefa.so.1", RTLD_NOW | RTLD_LOCAL)))
-		p = dlvsym(lib, name, ver);	/* the handle stays open */
-	if (!p) {
-		fprintf(stderr, "pvfake: no %s@%s\n", name, ver);
-		abort();
-	}
-	return p;
-}
-
-static void plog(const char *fmt, ...)
-{
-	const char *path = getenv("PVFAKE_LOG");
-	FILE *f = path ? fopen(path, "a") : stderr;
-	va_list ap;
-
-	if (!f)
-		abort();
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-	if (f != stderr)
-		fclose(f);
-}
-
-static int fake_dev(struct ibv_device *d)
-{
-	const char *list = getenv("PVFAKE_EFA_DEVICES");
-	size_t n;
-
-	if (!d || !list)
-		return 0;
-	n = strlen(d->name);
-	for (const char *p = list; (p = strstr(p, d->name)); p += n)
-		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
-			return 1;
-	return 0;
-}
+#define PVFAKE_LIB "libefa.so.1"
+#define PVFAKE_DEVICES "PVFAKE_EFA_DEVICES"
+#include "double_common.h"
 
 static int zero(const void *p, size_t len)
 {

@@ -29,48 +29,9 @@
 #include <infiniband/mlx5dv.h>
 
 #define MAX_OBJS 64
-#define REAL(name, ver) ((__typeof__(&name))real_sym(#name, ver))
-
-static void *real_sym(const char *name, const char *ver)
-{
-	void *p = dlvsym(RTLD_NEXT, name, ver);
-
-	if (!p) {
-		fprintf(stderr, "pvfake: no %s@%s\n", name, ver);
-		abort();
-	}
-	return p;
-}
-
-static void plog(const char *fmt, ...)
-{
-	const char *path = getenv("PVFAKE_LOG");
-	FILE *f = path ? fopen(path, "a") : stderr;
-	va_list ap;
-
-	if (!f)
-		abort();
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-	if (f != stderr)
-		fclose(f);
-}
-
-static int fake_dev(struct ibv_device *d)
-{
-	const char *list = getenv("PVFAKE_MLX5_DEVICES");
-	size_t n;
-
-	if (!d || !list)
-		return 0;
-	n = strlen(d->name);
-	for (const char *p = list; (p = strstr(p, d->name)); p += n)
-		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
-			return 1;
-	return 0;
-}
+#define PVFAKE_LIB "libmlx5.so.1"
+#define PVFAKE_DEVICES "PVFAKE_MLX5_DEVICES"
+#include "double_common.h"
 
 /* ------------------------------------------------------ object tables */
 
@@ -1327,25 +1288,6 @@ static int ndr_rule;
 static void *dr_tbls[MAX_OBJS], *dr_acts[MAX_OBJS];
 static int ndr_tbl, ndr_act;
 
-/*
- * The real libmlx5 function: Python loads the extension (and so libmlx5)
- * RTLD_LOCAL, where RTLD_NEXT cannot see it; look in libmlx5 itself then.
- */
-static void *dr_real_sym(const char *name, const char *ver)
-{
-	void *p = dlvsym(RTLD_NEXT, name, ver), *h;
-
-	if (!p) {
-		h = dlopen("libmlx5.so.1", RTLD_NOW | RTLD_NOLOAD);
-		p = h ? dlvsym(h, name, ver) : NULL;
-	}
-	if (!p) {
-		fprintf(stderr, "pvfake: no %s@%s\n", name, ver);
-		abort();
-	}
-	return p;
-}
-#define DR_REAL(name, ver) ((__typeof__(&name))dr_real_sym(#name, ver))
 
 static int dr_on(void)
 {
@@ -1398,7 +1340,7 @@ mlx5dv_dr_matcher_create(struct mlx5dv_dr_table *tbl, uint16_t prio,
 	struct fdr_matcher *m;
 
 	if (!dr_on())
-		return DR_REAL(mlx5dv_dr_matcher_create, "MLX5_1.10")(tbl, prio,
+		return REAL(mlx5dv_dr_matcher_create, "MLX5_1.10")(tbl, prio,
 								    mce, mask);
 	m = calloc(1, sizeof(*m));
 	if (!m || ndr_matcher >= MAX_OBJS || !mask)
@@ -1418,7 +1360,7 @@ int mlx5dv_dr_matcher_destroy(struct mlx5dv_dr_matcher *matcher)
 	struct fdr_matcher *m = dr_matcher_of(matcher);
 
 	if (!m)
-		return DR_REAL(mlx5dv_dr_matcher_destroy, "MLX5_1.10")(matcher);
+		return REAL(mlx5dv_dr_matcher_destroy, "MLX5_1.10")(matcher);
 	if (!m->live)
 		abort();		/* a double destroy */
 	if (m->rules) {
@@ -1437,7 +1379,7 @@ int mlx5dv_dr_matcher_set_layout(struct mlx5dv_dr_matcher *matcher,
 	struct fdr_matcher *m = dr_matcher_of(matcher);
 
 	if (!m)
-		return DR_REAL(mlx5dv_dr_matcher_set_layout, "MLX5_1.21")(
+		return REAL(mlx5dv_dr_matcher_set_layout, "MLX5_1.21")(
 			matcher, layout);
 	if (!m->live)
 		abort();
@@ -1458,7 +1400,7 @@ mlx5dv_dr_rule_create(struct mlx5dv_dr_matcher *matcher,
 	size_t len = 0;
 
 	if (!m)
-		return DR_REAL(mlx5dv_dr_rule_create, "MLX5_1.10")(
+		return REAL(mlx5dv_dr_rule_create, "MLX5_1.10")(
 			matcher, value, num_actions, actions);
 	if (!m->live || !value || num_actions > 16)
 		abort();
@@ -1489,7 +1431,7 @@ int mlx5dv_dr_rule_destroy(struct mlx5dv_dr_rule *rule)
 	struct fdr_rule *r = dr_rule_of(rule);
 
 	if (!r)
-		return DR_REAL(mlx5dv_dr_rule_destroy, "MLX5_1.10")(rule);
+		return REAL(mlx5dv_dr_rule_destroy, "MLX5_1.10")(rule);
 	if (!r->live)
 		abort();
 	r->live = 0;
@@ -1509,7 +1451,7 @@ int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *tbl)
 			errno = EBUSY;
 			return EBUSY;
 		}
-	rc = DR_REAL(mlx5dv_dr_table_destroy, "MLX5_1.10")(tbl);
+	rc = REAL(mlx5dv_dr_table_destroy, "MLX5_1.10")(tbl);
 	if (dr_on())
 		plog("mlx5dv_dr_table_destroy tbl#%d -> %d",
 		     dr_id(dr_tbls, &ndr_tbl, tbl), rc);
@@ -1531,7 +1473,7 @@ int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 				dr_acts[i] = NULL;	/* may be reused */
 			}
 	}
-	return DR_REAL(mlx5dv_dr_action_destroy, "MLX5_1.10")(a);
+	return REAL(mlx5dv_dr_action_destroy, "MLX5_1.10")(a);
 }
 
 /*
@@ -1633,7 +1575,7 @@ mlx5dv_create_flow_matcher(struct ibv_context *c,
 	struct fflow_matcher *m;
 
 	if (!dr_on())
-		return DR_REAL(mlx5dv_create_flow_matcher, "MLX5_1.6")(c, attr);
+		return REAL(mlx5dv_create_flow_matcher, "MLX5_1.6")(c, attr);
 	m = calloc(1, sizeof(*m));
 	if (!m || nfl_matcher >= MAX_OBJS || !attr->match_mask)
 		abort();
@@ -1653,7 +1595,7 @@ int mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
 	struct fflow_matcher *m = fl_matcher_of(matcher);
 
 	if (!m)
-		return DR_REAL(mlx5dv_destroy_flow_matcher, "MLX5_1.6")(matcher);
+		return REAL(mlx5dv_destroy_flow_matcher, "MLX5_1.6")(matcher);
 	if (!m->live)
 		abort();
 	if (m->flows) {
@@ -1673,7 +1615,7 @@ struct ibv_flow_action *mlx5dv_create_flow_action_packet_reformat(
 	struct fflow_action *a;
 
 	if (!dr_on())
-		return DR_REAL(mlx5dv_create_flow_action_packet_reformat,
+		return REAL(mlx5dv_create_flow_action_packet_reformat,
 			    "MLX5_1.7")(c, data_sz, data, type, ft_type);
 	a = calloc(1, sizeof(*a));
 	if (!a || nfl_action >= MAX_OBJS || (data_sz && !data))
@@ -1698,7 +1640,7 @@ struct ibv_flow *mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	size_t len = 0;
 
 	if (!m)
-		return DR_REAL(mlx5dv_create_flow, "MLX5_1.6")(
+		return REAL(mlx5dv_create_flow, "MLX5_1.6")(
 			matcher, value, num_actions, actions);
 	if (!m->live || !value || num_actions > 8)
 		abort();
