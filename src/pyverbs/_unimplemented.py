@@ -1,35 +1,34 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""Placeholders for the parts of upstream pyverbs not built yet.
+"""Upstream's names, filled in where a build lacks what defines them.
 
-rdma-core's test suite imports many names at load time (provider modules,
-SRQ, XRC, flow steering, ...).  Each module lists here the public names of
-upstream pyverbs (rdma-core 44) that it does not implement yet; at its end it
-calls fill_missing(globals(), __name__), which defines each of them that the
-module has not defined itself:
+Every module of upstream pyverbs 44 is implemented.  This module is the
+safety net that keeps that so whatever the build machine had:
 
-  - a name starting with a capital letter (a class upstream) becomes a class
-    whose construction, and any call of an attribute read from it
-    (Mlx5Context.query_mlx5_port(...)), raises PyverbsUserError;
-  - any other name (a function upstream) becomes a function that raises
-    PyverbsUserError when called.
+  - MISSING lists, per core module, upstream's public names (rdma-core 44)
+    and PROVIDER_API those of the provider modules.  Each module calls
+    fill_missing(globals(), __name__) at its end, which defines every listed
+    name the module did not define itself as a placeholder: a class whose
+    construction (and any call of an attribute read from it) raises
+    PyverbsUserError, or such a function.  A full build fills none
+    (tests/test_imports.py checks it).
+  - A build without libmlx5 or libefa (meson finds them optional) defines
+    no class of that provider: each becomes a placeholder whose error names
+    the missing library, so imports (rdma-core's tests import every
+    provider module) still succeed (tests/test_build_options.py).
+  - Names upstream re-exports from another module (pyverbs.qp.qp_type_to_str
+    is pyverbs.utils.qp_type_to_str) are filled with the real object
+    (REEXPORTS).
 
-The message is '<module>.<name> is not implemented in this version of
-pyverbs-c'.  So imports succeed and use fails clearly.  Names that upstream
-re-exports from another module (pyverbs.qp.qp_type_to_str is
-pyverbs.utils.qp_type_to_str) are filled with the real object (REEXPORTS).
-
-placeholders() reports what was actually filled in, per module, among the
-modules imported so far; README.md lists the same names.
+placeholders() reports what was filled in, per module, among the modules
+imported so far.
 """
 import importlib
 
 from pyverbs.pyverbs_error import PyverbsUserError
 
-# module name -> the public names of upstream's module (rdma-core 44) that
-# may not be implemented yet.  For the modules being written (device, pd,
-# mr, cq, qp, addr, wr) this is upstream's whole list: a name a module
-# defines itself is never replaced, so what is left is exactly what is still
-# missing (placeholders() tells).  README.md lists the placeholders.
+# module name -> the public names of upstream's module (rdma-core 44): a
+# name a module defines itself is never replaced, so what is filled is
+# exactly what is missing (placeholders() tells; in a full build, nothing).
 MISSING = {
     'pyverbs.device': (
         'AsyncEvent', 'CQModerationCaps', 'Context', 'Device', 'DeviceAttr',

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """mlx5 direct verbs: Mlx5Context, Mlx5QP, Mlx5CQ, DevX objects, UAR/VAR/PP, ...
 
-Not implemented yet: the names of upstream's module are placeholders that
-raise PyverbsUserError when used (see pyverbs._unimplemented)."""
+The classes are C types of pyverbs._verbs (src/pyverbs/_native/providers/
+mlx5/), the printers Python.  A build without libmlx5 keeps every name as a
+placeholder whose error names the library (see pyverbs._unimplemented)."""
 from pyverbs._unimplemented import fill_missing
 
 # mlx5ctx
