@@ -260,6 +260,32 @@ struct pv_field {
 	  PV_FLAG_RO, NULL }
 #define PV_FIELD_END { NULL, 0, 0, 0, NULL }
 
+/*
+ * The slots and spec (var_slots, var_spec) of a subclassable type (struct
+ * st; Python name pyname, dotted): the doc, then the slots given as the
+ * trailing arguments, each followed by a comma ({ Py_tp_init, fn }, ...).
+ */
+#define PV_TYPE_SPEC(var, pyname, st, doc_, ...)                        \
+	static PyType_Slot var##_slots[] = {                            \
+		{ Py_tp_doc, (void *)(doc_) },                          \
+		__VA_ARGS__                                             \
+		{ 0, NULL }                                             \
+	};                                                              \
+	static PyType_Spec var##_spec = {                               \
+		.name = pyname,                                         \
+		.basicsize = sizeof(st),                                \
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
+		.slots = var##_slots,                                   \
+	}
+/* The same for a plain-data type (no PyObject members) whose attributes
+ * come from a field table: pv_add_data_type() fills its Py_tp_getset. */
+#define PV_DATA_SPEC(var, pyname, st, doc_, ...)                        \
+	PV_TYPE_SPEC(var, pyname, st, doc_, __VA_ARGS__                 \
+		     { Py_tp_getset, NULL },)
+/* __init__ of the attribute classes that take no argument (TypeError
+ * "X() takes no arguments" otherwise). */
+int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw);
+
 PyObject *pv_field_get(PyObject *self, void *closure);
 int pv_field_set(PyObject *self, PyObject *value, void *closure);
 /* Find a field by name in a table (NULL if absent). */

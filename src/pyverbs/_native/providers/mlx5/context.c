@@ -109,22 +109,13 @@ static int mca_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return pv_mlx5_store_fields(obj, mca_fields, vals, 2);
 }
 
-static PyType_Slot mca_slots[] = {
-	{ Py_tp_doc, "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
-		    "How to open an mlx5 device (struct mlx5dv_context_attr): "
-		    "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, mca_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec mca_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
-	.basicsize = sizeof(struct mlx5_ctx_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mca_slots,
-};
+PV_DATA_SPEC(mca, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
+	     struct mlx5_ctx_attr,
+	     "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
+	     "How to open an mlx5 device (struct mlx5dv_context_attr): "
+	     "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...).",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, mca_init },);
 
 /* ---- Mlx5DVContext (mlx5dv_query_device's answer) ---- */
 
@@ -252,17 +243,6 @@ static PyGetSetDef mdc_extra[] = {
 	{ NULL }
 };
 #undef MDC
-
-/* Attribute objects that take no constructor arguments. */
-int pv_mlx5_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {
-		PyErr_Format(PyExc_TypeError, "%s() takes no arguments",
-			     _PyType_Name(Py_TYPE(obj)));
-		return -1;
-	}
-	return 0;
-}
 
 PV_MLX5_ANSWER_SPEC(mdc, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContext",
 		    struct mlx5_dv_ctx,

@@ -137,25 +137,16 @@ static PyGetSetDef cla_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot cla_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoLoginAttr(credential, credential_id=0, "
-		    "import_kek_id=0)\n--\n\n"
-		    "A crypto login (struct mlx5dv_crypto_login_attr): the "
-		    "credential (48 bytes, wrapped with the import KEK) and "
-		    "the indexes of the credential and of the import KEK "
-		    "stored on the device." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cla_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec cla_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLoginAttr",
-	.basicsize = sizeof(struct crypto_login_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = cla_slots,
-};
+PV_DATA_SPEC(cla, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLoginAttr",
+	     struct crypto_login_attr,
+	     "Mlx5CryptoLoginAttr(credential, credential_id=0, "
+	     "import_kek_id=0)\n--\n\n"
+	     "A crypto login (struct mlx5dv_crypto_login_attr): the "
+	     "credential (48 bytes, wrapped with the import KEK) and "
+	     "the indexes of the credential and of the import KEK "
+	     "stored on the device.",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, cla_init },);
 
 int pv_mlx5_crypto_login_attr_get(PyObject *o,
 				  struct mlx5dv_crypto_login_attr *out)

@@ -119,26 +119,18 @@ static PyMethodDef mp_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot mp_slots[] = {
-	{ Py_tp_doc, "Mlx5FlowMatchParameters(size, values)\n--\n\n"
-		     "A match mask or value (struct "
-		     "mlx5dv_flow_match_parameters) of size bytes in the "
-		     "device's Flow Table Entry Match Parameters format: "
-		     "values (bytes, or an object with __bytes__, at most "
-		     "size bytes) followed by zeros." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, mp_init },
-	{ Py_tp_methods, mp_methods },
-	{ Py_tp_dealloc, mp_dealloc },
-	{ 0, NULL }
-};
-
-static PyType_Spec mp_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatchParameters",
-	.basicsize = sizeof(struct pv_match_params),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mp_slots,
-};
+PV_TYPE_SPEC(mp, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatchParameters",
+	     struct pv_match_params,
+	     "Mlx5FlowMatchParameters(size, values)\n--\n\n"
+	     "A match mask or value (struct "
+	     "mlx5dv_flow_match_parameters) of size bytes in the "
+	     "device's Flow Table Entry Match Parameters format: "
+	     "values (bytes, or an object with __bytes__, at most "
+	     "size bytes) followed by zeros.",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, mp_init },
+	     { Py_tp_methods, mp_methods },
+	     { Py_tp_dealloc, mp_dealloc },);
 
 /* ---- Mlx5FlowMatcherAttr ---- */
 

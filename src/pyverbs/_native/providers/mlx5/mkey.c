@@ -53,19 +53,10 @@ static int sig_crc_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sig_crc_slots[] = {
-	{ Py_tp_doc, "Mlx5SigCrc(crc_type=0, seed=0)\n--\n\n"
-		     "A CRC signature (struct mlx5dv_sig_crc)." },
-	{ Py_tp_init, sig_crc_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_crc_spec = {
-	.name = MKEY_MOD "Mlx5SigCrc",
-	.basicsize = sizeof(struct sig_crc_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sig_crc_slots,
-};
+PV_TYPE_SPEC(sig_crc, MKEY_MOD "Mlx5SigCrc", struct sig_crc_obj,
+	     "Mlx5SigCrc(crc_type=0, seed=0)\n--\n\n"
+	     "A CRC signature (struct mlx5dv_sig_crc).",
+	     { Py_tp_init, sig_crc_init },);
 
 struct sig_t10dif_obj {
 	PyObject_HEAD
@@ -94,20 +85,11 @@ static int sig_t10dif_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sig_t10dif_slots[] = {
-	{ Py_tp_doc, "Mlx5SigT10Dif(bg_type=0, bg=0, app_tag=0, ref_tag=0, "
-		     "flags=0)\n--\n\n"
-		     "A T10-DIF signature (struct mlx5dv_sig_t10dif)." },
-	{ Py_tp_init, sig_t10dif_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_t10dif_spec = {
-	.name = MKEY_MOD "Mlx5SigT10Dif",
-	.basicsize = sizeof(struct sig_t10dif_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sig_t10dif_slots,
-};
+PV_TYPE_SPEC(sig_t10dif, MKEY_MOD "Mlx5SigT10Dif", struct sig_t10dif_obj,
+	     "Mlx5SigT10Dif(bg_type=0, bg=0, app_tag=0, ref_tag=0, "
+	     "flags=0)\n--\n\n"
+	     "A T10-DIF signature (struct mlx5dv_sig_t10dif).",
+	     { Py_tp_init, sig_t10dif_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5SigBlockDomain, Mlx5SigBlockAttr                                */
@@ -312,21 +294,11 @@ static const struct pv_field sig_err_fields[] = {
 	PV_FIELD_END
 };
 
-static PyType_Slot sig_err_slots[] = {
-	{ Py_tp_doc, "Mlx5SigErr(actual_value=0, expected_value=0, "
-		     "offset=0)\n--\n\n"
-		     "A signature error (struct mlx5dv_sig_err)." },
-	{ Py_tp_init, sig_err_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_err_spec = {
-	.name = MKEY_MOD "Mlx5SigErr",
-	.basicsize = sizeof(struct sig_err_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sig_err_slots,
-};
+PV_DATA_SPEC(sig_err, MKEY_MOD "Mlx5SigErr", struct sig_err_obj,
+	     "Mlx5SigErr(actual_value=0, expected_value=0, "
+	     "offset=0)\n--\n\n"
+	     "A signature error (struct mlx5dv_sig_err).",
+	     { Py_tp_init, sig_err_init },);
 
 struct mkey_err_obj {
 	PyObject_HEAD
@@ -376,22 +348,12 @@ static const PyGetSetDef mkey_err_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mkey_err_slots[] = {
-	{ Py_tp_doc, "Mlx5MkeyErr(sig_err=Mlx5SigErr(), "
-		     "err_type=MLX5DV_MKEY_NO_ERR)\n--\n\n"
-		     "The result of Mlx5Mkey.mkey_check() (struct "
-		     "mlx5dv_mkey_err)." },
-	{ Py_tp_init, mkey_err_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec mkey_err_spec = {
-	.name = MKEY_MOD "Mlx5MkeyErr",
-	.basicsize = sizeof(struct mkey_err_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mkey_err_slots,
-};
+PV_DATA_SPEC(mkey_err, MKEY_MOD "Mlx5MkeyErr", struct mkey_err_obj,
+	     "Mlx5MkeyErr(sig_err=Mlx5SigErr(), "
+	     "err_type=MLX5DV_MKEY_NO_ERR)\n--\n\n"
+	     "The result of Mlx5Mkey.mkey_check() (struct "
+	     "mlx5dv_mkey_err).",
+	     { Py_tp_init, mkey_err_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5MkeyConfAttr, Mlx5MrInterleaved (no attributes, as upstream)    */
@@ -414,20 +376,12 @@ static int conf_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot conf_attr_slots[] = {
-	{ Py_tp_doc, "Mlx5MkeyConfAttr(conf_flags=0, comp_mask=0)\n--\n\n"
-		     "The configuration of Mlx5QP.wr_mkey_configure() (struct "
-		     "mlx5dv_mkey_conf_attr)." },
-	{ Py_tp_init, conf_attr_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec conf_attr_spec = {
-	.name = MKEY_MOD "Mlx5MkeyConfAttr",
-	.basicsize = sizeof(struct pv_mlx5_mkey_conf_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = conf_attr_slots,
-};
+PV_TYPE_SPEC(conf_attr, MKEY_MOD "Mlx5MkeyConfAttr",
+	     struct pv_mlx5_mkey_conf_attr,
+	     "Mlx5MkeyConfAttr(conf_flags=0, comp_mask=0)\n--\n\n"
+	     "The configuration of Mlx5QP.wr_mkey_configure() (struct "
+	     "mlx5dv_mkey_conf_attr).",
+	     { Py_tp_init, conf_attr_init },);
 
 static int mr_il_init(PyObject *o, PyObject *args, PyObject *kw)
 {
@@ -451,22 +405,14 @@ static int mr_il_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot mr_il_slots[] = {
-	{ Py_tp_doc, "Mlx5MrInterleaved(addr, bytes_count, bytes_skip, "
-		     "lkey)\n--\n\n"
-		     "One entry of an interleaved mkey layout (struct "
-		     "mlx5dv_mr_interleaved): bytes_count bytes of data at "
-		     "addr, then bytes_skip bytes skipped." },
-	{ Py_tp_init, mr_il_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec mr_il_spec = {
-	.name = MKEY_MOD "Mlx5MrInterleaved",
-	.basicsize = sizeof(struct pv_mlx5_mr_interleaved),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mr_il_slots,
-};
+PV_TYPE_SPEC(mr_il, MKEY_MOD "Mlx5MrInterleaved",
+	     struct pv_mlx5_mr_interleaved,
+	     "Mlx5MrInterleaved(addr, bytes_count, bytes_skip, "
+	     "lkey)\n--\n\n"
+	     "One entry of an interleaved mkey layout (struct "
+	     "mlx5dv_mr_interleaved): bytes_count bytes of data at "
+	     "addr, then bytes_skip bytes skipped.",
+	     { Py_tp_init, mr_il_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5Mkey                                                            */
