@@ -265,7 +265,7 @@ struct pv_field {
  * st; Python name pyname, dotted): the doc, then the slots given as the
  * trailing arguments, each followed by a comma ({ Py_tp_init, fn }, ...).
  */
-#define PV_TYPE_SPEC(var, pyname, st, doc_, ...)                        \
+#define PV_TYPE_SPEC_FLAGS(var, pyname, st, flags_, doc_, ...)         \
 	static PyType_Slot var##_slots[] = {                            \
 		{ Py_tp_doc, (void *)(doc_) },                          \
 		__VA_ARGS__                                             \
@@ -274,9 +274,15 @@ struct pv_field {
 	static PyType_Spec var##_spec = {                               \
 		.name = pyname,                                         \
 		.basicsize = sizeof(st),                                \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | flags_, \
 		.slots = var##_slots,                                   \
 	}
+#define PV_TYPE_SPEC(var, pyname, st, doc_, ...)                        \
+	PV_TYPE_SPEC_FLAGS(var, pyname, st, 0, doc_, __VA_ARGS__)
+/* The same for a type with Py_TPFLAGS_HAVE_GC (give its GC slots). */
+#define PV_GC_TYPE_SPEC(var, pyname, st, doc_, ...)                     \
+	PV_TYPE_SPEC_FLAGS(var, pyname, st, Py_TPFLAGS_HAVE_GC, doc_,   \
+			   __VA_ARGS__)
 /* The same for a plain-data type (no PyObject members) whose attributes
  * come from a field table: pv_add_data_type() fills its Py_tp_getset. */
 #define PV_DATA_SPEC(var, pyname, st, doc_, ...)                        \

@@ -341,22 +341,14 @@ static PyMethodDef cl_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot cl_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoLogin(context, crypto_attr)\n--\n\n"
-		    "A crypto login object (mlx5dv_crypto_login_create) of "
-		    "an Mlx5CryptoExtLoginAttr, for DEKs created under it." },
-	{ Py_tp_init, cl_init },
-	{ Py_tp_methods, cl_methods },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec cl_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLogin",
-	.basicsize = sizeof(struct crypto_login),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cl_slots,
-};
+PV_GC_TYPE_SPEC(cl, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLogin",
+		struct crypto_login,
+		"Mlx5CryptoLogin(context, crypto_attr)\n--\n\n"
+		"A crypto login object (mlx5dv_crypto_login_create) of "
+		"an Mlx5CryptoExtLoginAttr, for DEKs created under it.",
+		{ Py_tp_init, cl_init },
+		{ Py_tp_methods, cl_methods },
+		PV_CM_SLOTS,);
 
 /* ---- Mlx5DEKInitAttr ---- */
 
@@ -622,22 +614,13 @@ static PyMethodDef dek_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot dek_slots[] = {
-	{ Py_tp_doc, "Mlx5DEK(ctx, dek_init_attr)\n--\n\n"
-		    "A data encryption key (mlx5dv_dek_create).  Closing its "
-		    "PD or its crypto login closes it first." },
-	{ Py_tp_init, dek_init },
-	{ Py_tp_methods, dek_methods },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec dek_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEK",
-	.basicsize = sizeof(struct dek),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dek_slots,
-};
+PV_GC_TYPE_SPEC(dek, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEK", struct dek,
+		"Mlx5DEK(ctx, dek_init_attr)\n--\n\n"
+		"A data encryption key (mlx5dv_dek_create).  Closing its "
+		"PD or its crypto login closes it first.",
+		{ Py_tp_init, dek_init },
+		{ Py_tp_methods, dek_methods },
+		PV_CM_SLOTS,);
 
 /* ---- Mlx5CryptoAttr ---- */
 

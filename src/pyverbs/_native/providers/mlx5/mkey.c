@@ -142,24 +142,16 @@ static int sig_domain_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sig_domain_slots[] = {
-	{ Py_tp_doc, "Mlx5SigBlockDomain(sig_type=0, dif=None, crc=None, "
-		     "block_size=0, comp_mask=0)\n--\n\n"
-		     "The signature of one domain (struct "
-		     "mlx5dv_sig_block_domain); dif is an Mlx5SigT10Dif, crc "
-		     "an Mlx5SigCrc (which wins when both are given: they "
-		     "share a union)." },
-	{ Py_tp_init, sig_domain_init },
-	PV_OSLOTS_GC_SLOTS(sig_domain),
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_domain_spec = {
-	.name = MKEY_MOD "Mlx5SigBlockDomain",
-	.basicsize = sizeof(struct sig_domain_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = sig_domain_slots,
-};
+PV_GC_TYPE_SPEC(sig_domain, MKEY_MOD "Mlx5SigBlockDomain",
+		struct sig_domain_obj,
+		"Mlx5SigBlockDomain(sig_type=0, dif=None, crc=None, "
+		"block_size=0, comp_mask=0)\n--\n\n"
+		"The signature of one domain (struct "
+		"mlx5dv_sig_block_domain); dif is an Mlx5SigT10Dif, crc "
+		"an Mlx5SigCrc (which wins when both are given: they "
+		"share a union).",
+		{ Py_tp_init, sig_domain_init },
+		PV_OSLOTS_GC_SLOTS(sig_domain),);
 
 struct sig_attr_obj {
 	PyObject_HEAD
@@ -241,24 +233,15 @@ void pv_mlx5_sig_block_attr_get(PyObject *obj,
 	out->wire = sig_domain_copy(self->wire, store, 1);
 }
 
-static PyType_Slot sig_attr_slots[] = {
-	{ Py_tp_doc, "Mlx5SigBlockAttr(mem=None, wire=None, flags=0, "
-		     "check_mask=0, copy_mask=0, comp_mask=0)\n--\n\n"
-		     "The block signature of an mkey (struct "
-		     "mlx5dv_sig_block_attr): mem and wire are "
-		     "Mlx5SigBlockDomains, or None for a domain without a "
-		     "signature." },
-	{ Py_tp_init, sig_attr_init },
-	PV_OSLOTS_GC_SLOTS(sig_attr),
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_attr_spec = {
-	.name = MKEY_MOD "Mlx5SigBlockAttr",
-	.basicsize = sizeof(struct sig_attr_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = sig_attr_slots,
-};
+PV_GC_TYPE_SPEC(sig_attr, MKEY_MOD "Mlx5SigBlockAttr", struct sig_attr_obj,
+		"Mlx5SigBlockAttr(mem=None, wire=None, flags=0, "
+		"check_mask=0, copy_mask=0, comp_mask=0)\n--\n\n"
+		"The block signature of an mkey (struct "
+		"mlx5dv_sig_block_attr): mem and wire are "
+		"Mlx5SigBlockDomains, or None for a domain without a "
+		"signature.",
+		{ Py_tp_init, sig_attr_init },
+		PV_OSLOTS_GC_SLOTS(sig_attr),);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5SigErr, Mlx5MkeyErr                                             */
@@ -532,23 +515,14 @@ static PyGetSetDef mkey_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mkey_slots[] = {
-	{ Py_tp_doc, "Mlx5Mkey(pd, create_flags, max_entries)\n--\n\n"
-		     "An indirect mkey (mlx5dv_create_mkey), configured by "
-		     "Mlx5QP's mkey builders.  Closed with its PD." },
-	{ Py_tp_init, mkey_init },
-	{ Py_tp_methods, mkey_methods },
-	{ Py_tp_getset, mkey_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec mkey_spec = {
-	.name = MKEY_MOD "Mlx5Mkey",
-	.basicsize = sizeof(struct pv_mlx5_mkey),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mkey_slots,
-};
+PV_GC_TYPE_SPEC(mkey, MKEY_MOD "Mlx5Mkey", struct pv_mlx5_mkey,
+		"Mlx5Mkey(pd, create_flags, max_entries)\n--\n\n"
+		"An indirect mkey (mlx5dv_create_mkey), configured by "
+		"Mlx5QP's mkey builders.  Closed with its PD.",
+		{ Py_tp_init, mkey_init },
+		{ Py_tp_methods, mkey_methods },
+		{ Py_tp_getset, mkey_getset },
+		PV_CM_SLOTS,);
 
 int pv_mlx5_mkey_init_types(PyObject *m)
 {

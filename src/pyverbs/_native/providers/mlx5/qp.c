@@ -955,25 +955,16 @@ static PyMethodDef mqp_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot mqp_slots[] = {
-	{ Py_tp_doc, "Mlx5QP(context, init_attr, dv_init_attr)\n--\n\n"
-		     "A QP created by mlx5dv_create_qp() on any Context with "
-		     "a QPInitAttrEx and an Mlx5DVQPInitAttr (or None); its "
-		     "mlx5 builders need IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in "
-		     "init_attr.comp_mask." },
-	{ Py_tp_init, mqp_init },
-	{ Py_tp_methods, mqp_methods },
-	{ Py_tp_traverse, mqp_traverse },
-	{ Py_tp_clear, mqp_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec mqp_spec = {
-	.name = MLX5DV_MOD "Mlx5QP",
-	.basicsize = sizeof(struct mlx5_qp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mqp_slots,
-};
+PV_GC_TYPE_SPEC(mqp, MLX5DV_MOD "Mlx5QP", struct mlx5_qp,
+		"Mlx5QP(context, init_attr, dv_init_attr)\n--\n\n"
+		"A QP created by mlx5dv_create_qp() on any Context with "
+		"a QPInitAttrEx and an Mlx5DVQPInitAttr (or None); its "
+		"mlx5 builders need IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in "
+		"init_attr.comp_mask.",
+		{ Py_tp_init, mqp_init },
+		{ Py_tp_methods, mqp_methods },
+		{ Py_tp_traverse, mqp_traverse },
+		{ Py_tp_clear, mqp_clear },);
 
 int pv_mlx5_qp_init_types(PyObject *m)
 {
