@@ -428,6 +428,10 @@ int pv_conv_u32(PyObject *v, void *out);
 int pv_conv_u64(PyObject *v, void *out);
 int pv_conv_int(PyObject *v, void *out);	/* C int, any sign */
 int pv_conv_uint(PyObject *v, void *out);	/* C int, >= 0 */
+/* Parse the one argument of fname(kwname), a uint32_t, into out: 0, or
+ * -1 with the exception (qpex.c). */
+int pv_u32_arg(PyObject *args, PyObject *kw, const char *fname,
+	       const char *kwname, uint32_t *out);
 int pv_conv_size(PyObject *v, void *out);	/* size_t */
 
 /* Small helpers of attribute setters and slots. */

@@ -606,15 +606,12 @@ static PyObject *mctx_device_timestamp_to_ns(PyObject *unused,
 static PyObject *mctx_devx_query_eqn(PyObject *obj, PyObject *args,
 				     PyObject *kw)
 {
-	static char *kwlist[] = { "vector", NULL };
 	struct pv_context *self = (struct pv_context *)obj;
 	uint32_t vector, eqn = 0;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:devx_query_eqn",
-					 kwlist, pv_conv_u32, &vector))
-		return NULL;
-	if (pv_check_open(&self->obj))
+	if (pv_u32_arg(args, kw, "devx_query_eqn", "vector", &vector) ||
+	    pv_check_open(&self->obj))
 		return NULL;
 	rc = mlx5dv_devx_query_eqn(self->ctx, vector, &eqn);	/* errno */
 	if (rc)
