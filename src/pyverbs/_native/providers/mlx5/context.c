@@ -382,20 +382,34 @@ static PyObject *mctx_query_mlx5_device(PyObject *obj, PyObject *args,
 	return (PyObject *)res;
 }
 
+/*
+ * Parse the arguments of a static method (ctx) or (ctx, value): fmt is
+ * "O:name" or "OO&:name", value converted by conv into val (both unused
+ * with "O:").  The open Mlx5Context ctx, or NULL with the exception.
+ */
+static struct pv_context *ctx_args(PyObject *args, PyObject *kw,
+				   const char *fmt, char **kwlist,
+				   int (*conv)(PyObject *, void *), void *val)
+{
+	PyObject *ctxo;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &ctxo, conv,
+					 val))
+		return NULL;
+	return pv_mlx5_ctx_arg(ctxo, "ctx");
+}
+
 static PyObject *mctx_query_mlx5_port(PyObject *unused, PyObject *args,
 				      PyObject *kw)
 {
 	static char *kwlist[] = { "ctx", "port_num", NULL };
 	struct mlx5_port_attr *res;
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint32_t port;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:query_mlx5_port",
-					 kwlist, &ctxo, pv_conv_u32, &port))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "OO&:query_mlx5_port", kwlist,
+		       pv_conv_u32, &port);
 	if (!ctx)
 		return NULL;
 	res = PyObject_New(struct mlx5_port_attr, mpa_type);
@@ -418,14 +432,10 @@ static PyObject *mctx_reserved_qpn_alloc(PyObject *unused, PyObject *args,
 {
 	static char *kwlist[] = { "ctx", NULL };
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint32_t qpn = 0;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:reserved_qpn_alloc",
-					 kwlist, &ctxo))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "O:reserved_qpn_alloc", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_reserved_qpn_alloc(ctx->ctx, &qpn);	/* errno */
@@ -440,14 +450,11 @@ static PyObject *mctx_reserved_qpn_dealloc(PyObject *unused, PyObject *args,
 {
 	static char *kwlist[] = { "ctx", "qpn", NULL };
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint32_t qpn;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:reserved_qpn_dealloc",
-					 kwlist, &ctxo, pv_conv_u32, &qpn))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "OO&:reserved_qpn_dealloc", kwlist,
+		       pv_conv_u32, &qpn);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_reserved_qpn_dealloc(ctx->ctx, qpn);	/* errno */
@@ -485,13 +492,9 @@ static PyObject *mctx_query_login_state(PyObject *unused, PyObject *args,
 	static char *kwlist[] = { "ctx", NULL };
 	enum mlx5dv_crypto_login_state state = 0;
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:query_login_state",
-					 kwlist, &ctxo))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "O:query_login_state", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_crypto_login_query_state(ctx->ctx, &state);	/* errno */
@@ -507,13 +510,9 @@ static PyObject *mctx_crypto_logout(PyObject *unused, PyObject *args,
 {
 	static char *kwlist[] = { "ctx", NULL };
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:crypto_logout", kwlist,
-					 &ctxo))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "O:crypto_logout", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_crypto_logout(ctx->ctx);	/* errno */
@@ -584,15 +583,11 @@ static PyObject *mctx_device_timestamp_to_ns(PyObject *unused,
 	static char *kwlist[] = { "ctx", "device_timestamp", NULL };
 	struct mlx5dv_clock_info ci;
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint64_t ts;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw,
-					 "OO&:device_timestamp_to_ns", kwlist,
-					 &ctxo, pv_conv_u64, &ts))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "OO&:device_timestamp_to_ns", kwlist,
+		       pv_conv_u64, &ts);
 	if (!ctx)
 		return NULL;
 	memset(&ci, 0, sizeof(ci));
