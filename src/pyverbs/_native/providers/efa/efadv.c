@@ -390,16 +390,11 @@ static PyType_Spec ecq_spec = {
 
 int pv_efadv_init_types(PyObject *m)
 {
-	PyObject *cqex = PyObject_GetAttrString(m, "CQEX");
-	int rc;
-
-	if (!cqex)
+	if (pv_add_type(m, &ectx_spec, pv.Context, &pv_efa.Context) ||
+	    pv_add_type(m, &eah_spec, pv.AH, &pv_efa.AH) ||
+	    pv_add_type(m, &srd_spec, pv.QP, &pv_efa.SRDQP) ||
+	    pv_add_type(m, &srdx_spec, pv.QPEx, &pv_efa.SRDQPEx) ||
+	    pv_add_type(m, &ecq_spec, pv_cqex_type(), &pv_efa.CQ))
 		return -1;
-	rc = pv_add_type(m, &ectx_spec, pv.Context, &pv_efa.Context) ||
-	     pv_add_type(m, &eah_spec, pv.AH, &pv_efa.AH) ||
-	     pv_add_type(m, &srd_spec, pv.QP, &pv_efa.SRDQP) ||
-	     pv_add_type(m, &srdx_spec, pv.QPEx, &pv_efa.SRDQPEx) ||
-	     pv_add_type(m, &ecq_spec, (PyTypeObject *)cqex, &pv_efa.CQ);
-	Py_DECREF(cqex);
-	return rc ? -1 : 0;
+	return 0;
 }

@@ -129,14 +129,9 @@ static PyType_Spec mcq_spec = {
 
 int pv_mlx5_cq_init_types(PyObject *m)
 {
-	PyObject *cqex = PyObject_GetAttrString(m, "CQEX");
-	int rc;
-
-	if (!cqex)
+	if (pv_add_data_type(m, &mcia_spec, pv.PyverbsObject, mcia_fields,
+			     NULL, NULL, &mcia_type) ||
+	    pv_add_type(m, &mcq_spec, pv_cqex_type(), &mcq_type))
 		return -1;
-	rc = pv_add_data_type(m, &mcia_spec, pv.PyverbsObject, mcia_fields,
-			      NULL, NULL, &mcia_type) ||
-	     pv_add_type(m, &mcq_spec, (PyTypeObject *)cqex, &mcq_type);
-	Py_DECREF(cqex);
-	return rc ? -1 : 0;
+	return 0;
 }
