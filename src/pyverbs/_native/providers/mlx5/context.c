@@ -674,24 +674,16 @@ static PyObject *mctx_repr(PyObject *obj)
 				    self->name);
 }
 
-static PyType_Slot mctx_slots[] = {
-	{ Py_tp_doc, "Mlx5Context(attr, name='')\n--\n\n"
-		    "An mlx5 device opened with mlx5dv_open_device() and the "
-		    "Mlx5DVContextAttr attr.  A device that is not mlx5 "
-		    "raises PyverbsUserError('This is not an MLX5 device')." },
-	{ Py_tp_init, mctx_init },
-	{ Py_tp_methods, mctx_methods },
-	{ Py_tp_repr, mctx_repr },
-	{ 0, NULL }
-};
-
-static PyType_Spec mctx_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5Context",
-	.basicsize = sizeof(struct pv_context),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	/* GC and its slots: inherited from the base */
-	.slots = mctx_slots,
-};
+/* GC and its slots: inherited from the base */
+PV_TYPE_SPEC(mctx, "pyverbs.providers.mlx5.mlx5dv.Mlx5Context",
+	     struct pv_context,
+	     "Mlx5Context(attr, name='')\n--\n\n"
+	     "An mlx5 device opened with mlx5dv_open_device() and the "
+	     "Mlx5DVContextAttr attr.  A device that is not mlx5 "
+	     "raises PyverbsUserError('This is not an MLX5 device').",
+	     { Py_tp_init, mctx_init },
+	     { Py_tp_methods, mctx_methods },
+	     { Py_tp_repr, mctx_repr },);
 
 int pv_mlx5_context_init_types(PyObject *m)
 {

@@ -224,25 +224,18 @@ static int cela_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 PV_OSLOTS_GC(cela, cela_oslots)
 
-static PyType_Slot cela_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoExtLoginAttr(credential, credential_len, "
-		    "credential_id=0, import_kek_id=0)\n--\n\n"
-		    "A crypto login object's attributes (struct "
-		    "mlx5dv_crypto_login_attr_ex): credential_len bytes of "
-		    "the credential are used." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cela_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(cela),
-	{ 0, NULL }
-};
-
-static PyType_Spec cela_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoExtLoginAttr",
-	.basicsize = sizeof(struct crypto_ext_login_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cela_slots,
-};
+PV_GC_TYPE_SPEC(cela,
+		"pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoExtLoginAttr",
+		struct crypto_ext_login_attr,
+		"Mlx5CryptoExtLoginAttr(credential, credential_len, "
+		"credential_id=0, import_kek_id=0)\n--\n\n"
+		"A crypto login object's attributes (struct "
+		"mlx5dv_crypto_login_attr_ex): credential_len bytes of "
+		"the credential are used.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, cela_init },
+		{ Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(cela),);
 
 /* ---- Mlx5CryptoLogin ---- */
 
@@ -450,25 +443,17 @@ static PyGetSetDef dia_extra[] = {
 
 PV_OSLOTS_GC(dia, dia_oslots)
 
-static PyType_Slot dia_slots[] = {
-	{ Py_tp_doc, "Mlx5DEKInitAttr(pd, key_size, has_keytag=False, "
-		    "key_purpose=0, opaque=bytes(), key=bytes(), "
-		    "comp_mask=0, crypto_login=None)\n--\n\n"
-		    "How to create a DEK (struct mlx5dv_dek_init_attr): "
-		    "opaque is at most 8 bytes, key (wrapped) at most 128." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, dia_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(dia),
-	{ 0, NULL }
-};
-
-static PyType_Spec dia_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKInitAttr",
-	.basicsize = sizeof(struct dek_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dia_slots,
-};
+PV_GC_TYPE_SPEC(dia, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKInitAttr",
+		struct dek_init_attr,
+		"Mlx5DEKInitAttr(pd, key_size, has_keytag=False, "
+		"key_purpose=0, opaque=bytes(), key=bytes(), "
+		"comp_mask=0, crypto_login=None)\n--\n\n"
+		"How to create a DEK (struct mlx5dv_dek_init_attr): "
+		"opaque is at most 8 bytes, key (wrapped) at most 128.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, dia_init },
+		{ Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(dia),);
 
 /* ---- Mlx5DEKAttr ---- */
 
@@ -713,27 +698,19 @@ static PyGetSetDef ca_extra[] = {
 
 PV_OSLOTS_GC(ca, ca_oslots)
 
-static PyType_Slot ca_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoAttr(crypto_standard=0, encrypt_on_tx=False, "
-		    "signature_crypto_order=0, data_unit_size=0, "
-		    "initial_tweak=bytes(), dek=None, keytag=bytes(), "
-		    "comp_mask=0)\n--\n\n"
-		    "The crypto attributes of an mkey (struct "
-		    "mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "
-		    "initial_tweak is at most 16 bytes, keytag at most 8." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, ca_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(ca),
-	{ 0, NULL }
-};
-
-static PyType_Spec ca_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoAttr",
-	.basicsize = sizeof(struct crypto_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ca_slots,
-};
+PV_GC_TYPE_SPEC(ca, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoAttr",
+		struct crypto_attr,
+		"Mlx5CryptoAttr(crypto_standard=0, encrypt_on_tx=False, "
+		"signature_crypto_order=0, data_unit_size=0, "
+		"initial_tweak=bytes(), dek=None, keytag=bytes(), "
+		"comp_mask=0)\n--\n\n"
+		"The crypto attributes of an mkey (struct "
+		"mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "
+		"initial_tweak is at most 16 bytes, keytag at most 8.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, ca_init },
+		{ Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(ca),);
 
 /*
  * The weak accessor of mlx5.h: the struct of the Mlx5CryptoAttr obj with

@@ -154,25 +154,17 @@ static const struct pv_oslot attr_oslots[] = {
 
 PV_OSLOTS_GC(attr, attr_oslots)
 
-static PyType_Slot attr_slots[] = {
-	{ Py_tp_doc, "Mlx5dvSchedAttr(parent_sched_node=None, bw_share=0, "
-		     "max_avg_bw=0, flags=0, comp_mask=0)\n--\n\n"
-		     "The attributes of a scheduling element (struct "
-		     "mlx5dv_sched_attr); parent_sched_node None for the "
-		     "root." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, attr_init },
-	PV_OSLOTS_GC_SLOTS(attr),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec attr_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedAttr",
-	.basicsize = sizeof(struct sched_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = attr_slots,
-};
+PV_GC_TYPE_SPEC(attr, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedAttr",
+		struct sched_attr,
+		"Mlx5dvSchedAttr(parent_sched_node=None, bw_share=0, "
+		"max_avg_bw=0, flags=0, comp_mask=0)\n--\n\n"
+		"The attributes of a scheduling element (struct "
+		"mlx5dv_sched_attr); parent_sched_node None for the "
+		"root.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, attr_init },
+		PV_OSLOTS_GC_SLOTS(attr),
+		{ Py_tp_getset, NULL },);
 
 /* ---- Mlx5dvSchedNode, Mlx5dvSchedLeaf ---- */
 
