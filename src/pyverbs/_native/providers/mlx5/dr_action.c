@@ -95,19 +95,9 @@ static int act_init(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 #define ACT_SPEC(var, pyname, doc, init)                                \
-	static PyType_Slot var##_slots[] = {                            \
-		{ Py_tp_doc, doc },                                     \
-		{ Py_tp_init, init },                                   \
-		PV_CM_SLOTS,                                            \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec var##_spec = {                               \
-		.name = "pyverbs.providers.mlx5.dr_action." pyname,     \
-		.basicsize = sizeof(struct pv_dr_action),               \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE |     \
-			 Py_TPFLAGS_HAVE_GC,                            \
-		.slots = var##_slots,                                   \
-	}
+	PV_GC_TYPE_SPEC(var, "pyverbs.providers.mlx5.dr_action." pyname,  \
+			struct pv_dr_action, doc, { Py_tp_init, init },  \
+			PV_CM_SLOTS,)
 
 ACT_SPEC(act, "DrAction",
 	 "DrAction()\n--\n\n"
