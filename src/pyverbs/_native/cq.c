@@ -29,6 +29,11 @@ int pv_is_cq(PyObject *o)
 	       (cqex_type && PyObject_TypeCheck(o, cqex_type));
 }
 
+PyTypeObject *pv_cqex_type(void)
+{
+	return cqex_type;
+}
+
 struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what)
 {
 	if (!pv_is_cq(o)) {

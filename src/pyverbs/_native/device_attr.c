@@ -27,18 +27,7 @@ static PyObject *data_new(PyTypeObject *tp, size_t off, const void *src,
 	data_new(tp, offsetof(st, member), src, sizeof(((st *)0)->member))
 
 /* Spec of a plain-data type with a field table (no PyObject members). */
-#define DATA_SPEC(var, pyname, st, doc_)                                \
-	static PyType_Slot var##_slots[] = {                            \
-		{ Py_tp_doc, (void *)(doc_) },                          \
-		{ Py_tp_getset, NULL }, /* filled at init */            \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec var##_spec = {                               \
-		.name = pyname,                                         \
-		.basicsize = sizeof(st),                                \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
-		.slots = var##_slots,                                   \
-	}
+#define DATA_SPEC(var, pyname, st, doc_) PV_DATA_SPEC(var, pyname, st, doc_)
 
 /* ------------------------------------------------------------------ */
 /* DeviceAttr                                                          */

@@ -334,3 +334,13 @@ int pv_add_data_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 		return -1;
 	return pv_add_type(m, spec, base, slot);
 }
+
+int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {
+		PyErr_Format(PyExc_TypeError, "%s() takes no arguments",
+			     _PyType_Name(Py_TYPE(obj)));
+		return -1;
+	}
+	return 0;
+}

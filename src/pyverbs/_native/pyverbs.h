@@ -260,6 +260,38 @@ struct pv_field {
 	  PV_FLAG_RO, NULL }
 #define PV_FIELD_END { NULL, 0, 0, 0, NULL }
 
+/*
+ * The slots and spec (var_slots, var_spec) of a subclassable type (struct
+ * st; Python name pyname, dotted): the doc, then the slots given as the
+ * trailing arguments, each followed by a comma ({ Py_tp_init, fn }, ...).
+ */
+#define PV_TYPE_SPEC_FLAGS(var, pyname, st, flags_, doc_, ...)         \
+	static PyType_Slot var##_slots[] = {                            \
+		{ Py_tp_doc, (void *)(doc_) },                          \
+		__VA_ARGS__                                             \
+		{ 0, NULL }                                             \
+	};                                                              \
+	static PyType_Spec var##_spec = {                               \
+		.name = pyname,                                         \
+		.basicsize = sizeof(st),                                \
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | flags_, \
+		.slots = var##_slots,                                   \
+	}
+#define PV_TYPE_SPEC(var, pyname, st, doc_, ...)                        \
+	PV_TYPE_SPEC_FLAGS(var, pyname, st, 0, doc_, __VA_ARGS__)
+/* The same for a type with Py_TPFLAGS_HAVE_GC (give its GC slots). */
+#define PV_GC_TYPE_SPEC(var, pyname, st, doc_, ...)                     \
+	PV_TYPE_SPEC_FLAGS(var, pyname, st, Py_TPFLAGS_HAVE_GC, doc_,   \
+			   __VA_ARGS__)
+/* The same for a plain-data type (no PyObject members) whose attributes
+ * come from a field table: pv_add_data_type() fills its Py_tp_getset. */
+#define PV_DATA_SPEC(var, pyname, st, doc_, ...)                        \
+	PV_TYPE_SPEC(var, pyname, st, doc_, __VA_ARGS__                 \
+		     { Py_tp_getset, NULL },)
+/* __init__ of the attribute classes that take no argument (TypeError
+ * "X() takes no arguments" otherwise). */
+int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw);
+
 PyObject *pv_field_get(PyObject *self, void *closure);
 int pv_field_set(PyObject *self, PyObject *value, void *closure);
 /* Find a field by name in a table (NULL if absent). */
@@ -396,6 +428,10 @@ int pv_conv_u32(PyObject *v, void *out);
 int pv_conv_u64(PyObject *v, void *out);
 int pv_conv_int(PyObject *v, void *out);	/* C int, any sign */
 int pv_conv_uint(PyObject *v, void *out);	/* C int, >= 0 */
+/* Parse the one argument of fname(kwname), a uint32_t, into out: 0, or
+ * -1 with the exception (qpex.c). */
+int pv_u32_arg(PyObject *args, PyObject *kw, const char *fname,
+	       const char *kwname, uint32_t *out);
 int pv_conv_size(PyObject *v, void *out);	/* size_t */
 
 /* Small helpers of attribute setters and slots. */
@@ -779,6 +815,9 @@ struct pv_cq {
 struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what);
 /* Is o a CQ or a CQEX (open or not)? */
 int pv_is_cq(PyObject *o);
+/* cq.c: the CQEX type, base of the providers' CQs (borrowed; set by
+ * pv_cq_init_types(), which runs before the providers' registrations). */
+PyTypeObject *pv_cqex_type(void);
 /*
  * cq.c: the body of CQEX.__init__, for provider subclasses (Mlx5CQ, ...):
  * check the Context ctxo and the CqInitAttrEx ia (or None), create the CQ

@@ -247,9 +247,8 @@ static PyObject *qpx_wr_send(PyObject *obj, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
-/* Parse the single uint32_t argument of a builder; 0 or -1. */
-static int qpx_u32_arg(PyObject *args, PyObject *kw, const char *fname,
-		       const char *kwname, uint32_t *out)
+int pv_u32_arg(PyObject *args, PyObject *kw, const char *fname,
+	       const char *kwname, uint32_t *out)
 {
 	char *kwlist[] = { (char *)kwname, NULL };
 	char fmt[48];
@@ -264,7 +263,7 @@ static PyObject *qpx_wr_send_imm(PyObject *obj, PyObject *args,
 {
 	uint32_t data;
 
-	if (qpx_u32_arg(args, kw, "wr_send_imm", "data", &data))
+	if (pv_u32_arg(args, kw, "wr_send_imm", "data", &data))
 		return NULL;
 	QPX_CALL(obj, wr_send_imm, htobe32(data));
 	Py_RETURN_NONE;
@@ -275,7 +274,7 @@ static PyObject *qpx_wr_send_inv(PyObject *obj, PyObject *args,
 {
 	uint32_t rkey;
 
-	if (qpx_u32_arg(args, kw, "wr_send_inv", "invalidate_rkey", &rkey))
+	if (pv_u32_arg(args, kw, "wr_send_inv", "invalidate_rkey", &rkey))
 		return NULL;
 	QPX_CALL(obj, wr_send_inv, rkey);
 	Py_RETURN_NONE;
@@ -286,7 +285,7 @@ static PyObject *qpx_wr_local_inv(PyObject *obj, PyObject *args,
 {
 	uint32_t rkey;
 
-	if (qpx_u32_arg(args, kw, "wr_local_inv", "invalidate_rkey", &rkey))
+	if (pv_u32_arg(args, kw, "wr_local_inv", "invalidate_rkey", &rkey))
 		return NULL;
 	QPX_CALL(obj, wr_local_inv, rkey);
 	Py_RETURN_NONE;

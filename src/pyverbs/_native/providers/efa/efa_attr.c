@@ -21,31 +21,10 @@ PyObject *pv_efa_attr_new(PyTypeObject *tp, const void *src, size_t len)
 	return o;
 }
 
-/* __init__ of the classes that take no argument. */
-static int efa_attr_noargs(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {
-		PyErr_Format(PyExc_TypeError, "%s() takes no arguments",
-			     _PyType_Name(Py_TYPE(obj)));
-		return -1;
-	}
-	return 0;
-}
-
 #define EFA_DATA_SPEC(prefix, pyname, st, doc, init)                    \
-	static PyType_Slot prefix##_slots[] = {                         \
-		{ Py_tp_doc, doc },                                     \
-		{ Py_tp_new, PyType_GenericNew },                       \
-		{ Py_tp_init, init },                                   \
-		{ Py_tp_getset, NULL },	/* pv_add_data_type() */        \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec prefix##_spec = {                            \
-		.name = "pyverbs.providers.efa.efadv." pyname,          \
-		.basicsize = sizeof(st),                                \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
-		.slots = prefix##_slots,                                \
-	}
+	PV_DATA_SPEC(prefix, "pyverbs.providers.efa.efadv." pyname, st, \
+		     doc, { Py_tp_new, PyType_GenericNew },             \
+		     { Py_tp_init, init },)
 
 /* ---- EfaDVDeviceAttr ---- */
 
@@ -67,7 +46,7 @@ EFA_DATA_SPEC(da, "EfaDVDeviceAttr", struct pv_efa_device_attr,
 	      "EfaDVDeviceAttr()\n--\n\n"
 	      "The EFA capabilities of a device (struct efadv_device_attr), "
 	      "as EfaContext.query_efa_device() returns them.",
-	      efa_attr_noargs);
+	      pv_noargs_init);
 
 /* ---- EfaDVAHAttr ---- */
 
@@ -81,7 +60,7 @@ EFA_DATA_SPEC(aha, "EfaDVAHAttr", struct pv_efa_ah_attr,
 	      "EfaDVAHAttr()\n--\n\n"
 	      "The EFA attributes of an AH (struct efadv_ah_attr), as "
 	      "EfaAH.query_efa_ah() returns them.",
-	      efa_attr_noargs);
+	      pv_noargs_init);
 
 /* ---- EfaQPInitAttr ---- */
 
@@ -96,7 +75,7 @@ EFA_DATA_SPEC(qia, "EfaQPInitAttr", struct pv_efa_qp_init_attr,
 	      "EfaQPInitAttr()\n--\n\n"
 	      "EFA attributes of an SRDQPEx (struct efadv_qp_init_attr): set "
 	      "driver_qp_type (EFADV_QP_DRIVER_TYPE_SRD, 0 by default).",
-	      efa_attr_noargs);
+	      pv_noargs_init);
 
 /* ---- EfaDVCQInitAttr ---- */
 

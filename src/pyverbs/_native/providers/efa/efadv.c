@@ -80,20 +80,12 @@ static PyMethodDef ectx_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot ectx_slots[] = {
-	{ Py_tp_doc, "EfaContext(name='')\n--\n\n"
-		     "A Context on the EFA device name, with the EFA queries." },
-	{ Py_tp_init, ectx_init },
-	{ Py_tp_methods, ectx_methods },
-	{ 0, NULL }
-};
-
-static PyType_Spec ectx_spec = {
-	.name = "pyverbs.providers.efa.efadv.EfaContext",
-	.basicsize = sizeof(struct pv_context),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,	/* GC: inherited */
-	.slots = ectx_slots,
-};
+/* GC: inherited from the base */
+PV_TYPE_SPEC(ectx, "pyverbs.providers.efa.efadv.EfaContext", struct pv_context,
+	     "EfaContext(name='')\n--\n\n"
+	     "A Context on the EFA device name, with the EFA queries.",
+	     { Py_tp_init, ectx_init },
+	     { Py_tp_methods, ectx_methods },);
 
 /* ------------------------------------------------------------------ */
 /* EfaAH                                                               */
@@ -122,20 +114,12 @@ static PyMethodDef eah_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot eah_slots[] = {
-	{ Py_tp_doc, "EfaAH(pd, *, attr=None, wc=None, grh=None, "
-		     "port_num=None)\n--\n\n"
-		     "An AH (same constructor) with query_efa_ah()." },
-	{ Py_tp_methods, eah_methods },
-	{ 0, NULL }
-};
-
-static PyType_Spec eah_spec = {
-	.name = "pyverbs.providers.efa.efadv.EfaAH",
-	.basicsize = sizeof(struct pv_ah),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,	/* GC: inherited */
-	.slots = eah_slots,
-};
+/* GC: inherited from the base */
+PV_TYPE_SPEC(eah, "pyverbs.providers.efa.efadv.EfaAH", struct pv_ah,
+	     "EfaAH(pd, *, attr=None, wc=None, grh=None, "
+	     "port_num=None)\n--\n\n"
+	     "An AH (same constructor) with query_efa_ah().",
+	     { Py_tp_methods, eah_methods },);
 
 /* ------------------------------------------------------------------ */
 /* SRDQP                                                               */
@@ -175,20 +159,12 @@ static int srd_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return pv_qp_create(obj, pd, ia, Py_None, NULL);
 }
 
-static PyType_Slot srd_slots[] = {
-	{ Py_tp_doc, "SRDQP(pd, init_attr)\n--\n\n"
-		     "An SRD QP on pd (efadv_create_driver_qp); init_attr is a "
-		     "QPInitAttr with qp_type IBV_QPT_DRIVER." },
-	{ Py_tp_init, srd_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec srd_spec = {
-	.name = "pyverbs.providers.efa.efadv.SRDQP",
-	.basicsize = sizeof(struct pv_qp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,	/* GC: inherited */
-	.slots = srd_slots,
-};
+/* GC: inherited from the base */
+PV_TYPE_SPEC(srd, "pyverbs.providers.efa.efadv.SRDQP", struct pv_qp,
+	     "SRDQP(pd, init_attr)\n--\n\n"
+	     "An SRD QP on pd (efadv_create_driver_qp); init_attr is a "
+	     "QPInitAttr with qp_type IBV_QPT_DRIVER.",
+	     { Py_tp_init, srd_init },);
 
 /* ------------------------------------------------------------------ */
 /* SRDQPEx                                                             */
@@ -261,23 +237,15 @@ static PyMethodDef srdx_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot srdx_slots[] = {
-	{ Py_tp_doc, "SRDQPEx(ctx, attr_ex, efa_init_attr)\n--\n\n"
-		     "An SRD QPEx on ctx (efadv_create_qp_ex); attr_ex is a "
-		     "QPInitAttrEx (qp_type IBV_QPT_DRIVER), efa_init_attr an "
-		     "EfaQPInitAttr.  to_init/to_rtr/to_rts use the SRD masks "
-		     "(INIT: PKEY_INDEX|PORT|QKEY, RTR: none, RTS: SQ_PSN)." },
-	{ Py_tp_init, srdx_init },
-	{ Py_tp_methods, srdx_methods },
-	{ 0, NULL }
-};
-
-static PyType_Spec srdx_spec = {
-	.name = "pyverbs.providers.efa.efadv.SRDQPEx",
-	.basicsize = sizeof(struct pv_qp_ex),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,	/* GC: inherited */
-	.slots = srdx_slots,
-};
+/* GC: inherited from the base */
+PV_TYPE_SPEC(srdx, "pyverbs.providers.efa.efadv.SRDQPEx", struct pv_qp_ex,
+	     "SRDQPEx(ctx, attr_ex, efa_init_attr)\n--\n\n"
+	     "An SRD QPEx on ctx (efadv_create_qp_ex); attr_ex is a "
+	     "QPInitAttrEx (qp_type IBV_QPT_DRIVER), efa_init_attr an "
+	     "EfaQPInitAttr.  to_init/to_rtr/to_rts use the SRD masks "
+	     "(INIT: PKEY_INDEX|PORT|QKEY, RTR: none, RTS: SQ_PSN).",
+	     { Py_tp_init, srdx_init },
+	     { Py_tp_methods, srdx_methods },);
 
 /* ------------------------------------------------------------------ */
 /* EfaCQ                                                               */
@@ -372,34 +340,21 @@ static PyMethodDef ecq_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot ecq_slots[] = {
-	{ Py_tp_doc, "EfaCQ(ctx, attr_ex, efa_init_attr)\n--\n\n"
-		     "A CQEX made by efadv_create_cq(): attr_ex a CqInitAttrEx, "
-		     "efa_init_attr an EfaDVCQInitAttr or None (defaults)." },
-	{ Py_tp_init, ecq_init },
-	{ Py_tp_methods, ecq_methods },
-	{ 0, NULL }
-};
-
-static PyType_Spec ecq_spec = {
-	.name = "pyverbs.providers.efa.efadv.EfaCQ",
-	.basicsize = sizeof(struct efa_cq),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,	/* GC: inherited */
-	.slots = ecq_slots,
-};
+/* GC: inherited from the base */
+PV_TYPE_SPEC(ecq, "pyverbs.providers.efa.efadv.EfaCQ", struct efa_cq,
+	     "EfaCQ(ctx, attr_ex, efa_init_attr)\n--\n\n"
+	     "A CQEX made by efadv_create_cq(): attr_ex a CqInitAttrEx, "
+	     "efa_init_attr an EfaDVCQInitAttr or None (defaults).",
+	     { Py_tp_init, ecq_init },
+	     { Py_tp_methods, ecq_methods },);
 
 int pv_efadv_init_types(PyObject *m)
 {
-	PyObject *cqex = PyObject_GetAttrString(m, "CQEX");
-	int rc;
-
-	if (!cqex)
+	if (pv_add_type(m, &ectx_spec, pv.Context, &pv_efa.Context) ||
+	    pv_add_type(m, &eah_spec, pv.AH, &pv_efa.AH) ||
+	    pv_add_type(m, &srd_spec, pv.QP, &pv_efa.SRDQP) ||
+	    pv_add_type(m, &srdx_spec, pv.QPEx, &pv_efa.SRDQPEx) ||
+	    pv_add_type(m, &ecq_spec, pv_cqex_type(), &pv_efa.CQ))
 		return -1;
-	rc = pv_add_type(m, &ectx_spec, pv.Context, &pv_efa.Context) ||
-	     pv_add_type(m, &eah_spec, pv.AH, &pv_efa.AH) ||
-	     pv_add_type(m, &srd_spec, pv.QP, &pv_efa.SRDQP) ||
-	     pv_add_type(m, &srdx_spec, pv.QPEx, &pv_efa.SRDQPEx) ||
-	     pv_add_type(m, &ecq_spec, (PyTypeObject *)cqex, &pv_efa.CQ);
-	Py_DECREF(cqex);
-	return rc ? -1 : 0;
+	return 0;
 }

@@ -109,22 +109,13 @@ static int mca_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return pv_mlx5_store_fields(obj, mca_fields, vals, 2);
 }
 
-static PyType_Slot mca_slots[] = {
-	{ Py_tp_doc, "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
-		    "How to open an mlx5 device (struct mlx5dv_context_attr): "
-		    "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, mca_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec mca_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
-	.basicsize = sizeof(struct mlx5_ctx_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mca_slots,
-};
+PV_DATA_SPEC(mca, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
+	     struct mlx5_ctx_attr,
+	     "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
+	     "How to open an mlx5 device (struct mlx5dv_context_attr): "
+	     "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...).",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, mca_init },);
 
 /* ---- Mlx5DVContext (mlx5dv_query_device's answer) ---- */
 
@@ -252,17 +243,6 @@ static PyGetSetDef mdc_extra[] = {
 	{ NULL }
 };
 #undef MDC
-
-/* Attribute objects that take no constructor arguments. */
-int pv_mlx5_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {
-		PyErr_Format(PyExc_TypeError, "%s() takes no arguments",
-			     _PyType_Name(Py_TYPE(obj)));
-		return -1;
-	}
-	return 0;
-}
 
 PV_MLX5_ANSWER_SPEC(mdc, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContext",
 		    struct mlx5_dv_ctx,
@@ -402,20 +382,34 @@ static PyObject *mctx_query_mlx5_device(PyObject *obj, PyObject *args,
 	return (PyObject *)res;
 }
 
+/*
+ * Parse the arguments of a static method (ctx) or (ctx, value): fmt is
+ * "O:name" or "OO&:name", value converted by conv into val (both unused
+ * with "O:").  The open Mlx5Context ctx, or NULL with the exception.
+ */
+static struct pv_context *ctx_args(PyObject *args, PyObject *kw,
+				   const char *fmt, char **kwlist,
+				   int (*conv)(PyObject *, void *), void *val)
+{
+	PyObject *ctxo;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &ctxo, conv,
+					 val))
+		return NULL;
+	return pv_mlx5_ctx_arg(ctxo, "ctx");
+}
+
 static PyObject *mctx_query_mlx5_port(PyObject *unused, PyObject *args,
 				      PyObject *kw)
 {
 	static char *kwlist[] = { "ctx", "port_num", NULL };
 	struct mlx5_port_attr *res;
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint32_t port;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:query_mlx5_port",
-					 kwlist, &ctxo, pv_conv_u32, &port))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "OO&:query_mlx5_port", kwlist,
+		       pv_conv_u32, &port);
 	if (!ctx)
 		return NULL;
 	res = PyObject_New(struct mlx5_port_attr, mpa_type);
@@ -438,14 +432,10 @@ static PyObject *mctx_reserved_qpn_alloc(PyObject *unused, PyObject *args,
 {
 	static char *kwlist[] = { "ctx", NULL };
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint32_t qpn = 0;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:reserved_qpn_alloc",
-					 kwlist, &ctxo))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "O:reserved_qpn_alloc", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_reserved_qpn_alloc(ctx->ctx, &qpn);	/* errno */
@@ -460,14 +450,11 @@ static PyObject *mctx_reserved_qpn_dealloc(PyObject *unused, PyObject *args,
 {
 	static char *kwlist[] = { "ctx", "qpn", NULL };
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint32_t qpn;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:reserved_qpn_dealloc",
-					 kwlist, &ctxo, pv_conv_u32, &qpn))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "OO&:reserved_qpn_dealloc", kwlist,
+		       pv_conv_u32, &qpn);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_reserved_qpn_dealloc(ctx->ctx, qpn);	/* errno */
@@ -505,13 +492,9 @@ static PyObject *mctx_query_login_state(PyObject *unused, PyObject *args,
 	static char *kwlist[] = { "ctx", NULL };
 	enum mlx5dv_crypto_login_state state = 0;
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:query_login_state",
-					 kwlist, &ctxo))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "O:query_login_state", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_crypto_login_query_state(ctx->ctx, &state);	/* errno */
@@ -527,13 +510,9 @@ static PyObject *mctx_crypto_logout(PyObject *unused, PyObject *args,
 {
 	static char *kwlist[] = { "ctx", NULL };
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:crypto_logout", kwlist,
-					 &ctxo))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "O:crypto_logout", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
 	rc = mlx5dv_crypto_logout(ctx->ctx);	/* errno */
@@ -604,15 +583,11 @@ static PyObject *mctx_device_timestamp_to_ns(PyObject *unused,
 	static char *kwlist[] = { "ctx", "device_timestamp", NULL };
 	struct mlx5dv_clock_info ci;
 	struct pv_context *ctx;
-	PyObject *ctxo;
 	uint64_t ts;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw,
-					 "OO&:device_timestamp_to_ns", kwlist,
-					 &ctxo, pv_conv_u64, &ts))
-		return NULL;
-	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
+	ctx = ctx_args(args, kw, "OO&:device_timestamp_to_ns", kwlist,
+		       pv_conv_u64, &ts);
 	if (!ctx)
 		return NULL;
 	memset(&ci, 0, sizeof(ci));
@@ -626,15 +601,12 @@ static PyObject *mctx_device_timestamp_to_ns(PyObject *unused,
 static PyObject *mctx_devx_query_eqn(PyObject *obj, PyObject *args,
 				     PyObject *kw)
 {
-	static char *kwlist[] = { "vector", NULL };
 	struct pv_context *self = (struct pv_context *)obj;
 	uint32_t vector, eqn = 0;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:devx_query_eqn",
-					 kwlist, pv_conv_u32, &vector))
-		return NULL;
-	if (pv_check_open(&self->obj))
+	if (pv_u32_arg(args, kw, "devx_query_eqn", "vector", &vector) ||
+	    pv_check_open(&self->obj))
 		return NULL;
 	rc = mlx5dv_devx_query_eqn(self->ctx, vector, &eqn);	/* errno */
 	if (rc)
@@ -702,24 +674,16 @@ static PyObject *mctx_repr(PyObject *obj)
 				    self->name);
 }
 
-static PyType_Slot mctx_slots[] = {
-	{ Py_tp_doc, "Mlx5Context(attr, name='')\n--\n\n"
-		    "An mlx5 device opened with mlx5dv_open_device() and the "
-		    "Mlx5DVContextAttr attr.  A device that is not mlx5 "
-		    "raises PyverbsUserError('This is not an MLX5 device')." },
-	{ Py_tp_init, mctx_init },
-	{ Py_tp_methods, mctx_methods },
-	{ Py_tp_repr, mctx_repr },
-	{ 0, NULL }
-};
-
-static PyType_Spec mctx_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5Context",
-	.basicsize = sizeof(struct pv_context),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	/* GC and its slots: inherited from the base */
-	.slots = mctx_slots,
-};
+/* GC and its slots: inherited from the base */
+PV_TYPE_SPEC(mctx, "pyverbs.providers.mlx5.mlx5dv.Mlx5Context",
+	     struct pv_context,
+	     "Mlx5Context(attr, name='')\n--\n\n"
+	     "An mlx5 device opened with mlx5dv_open_device() and the "
+	     "Mlx5DVContextAttr attr.  A device that is not mlx5 "
+	     "raises PyverbsUserError('This is not an MLX5 device').",
+	     { Py_tp_init, mctx_init },
+	     { Py_tp_methods, mctx_methods },
+	     { Py_tp_repr, mctx_repr },);
 
 int pv_mlx5_context_init_types(PyObject *m)
 {

@@ -42,24 +42,15 @@ static int mcia_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return pv_mlx5_store_fields(obj, mcia_fields, vals, 4);
 }
 
-static PyType_Slot mcia_slots[] = {
-	{ Py_tp_doc, "Mlx5DVCQInitAttr(comp_mask=0, cqe_comp_res_format=0, "
-		     "flags=0, cqe_size=0)\n--\n\n"
-		     "mlx5 attributes of a new CQ (struct "
-		     "mlx5dv_cq_init_attr): comp_mask says which of the "
-		     "others are valid (MLX5DV_CQ_INIT_ATTR_MASK_*)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, mcia_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec mcia_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVCQInitAttr",
-	.basicsize = sizeof(struct mlx5_cq_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mcia_slots,
-};
+PV_DATA_SPEC(mcia, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVCQInitAttr",
+	     struct mlx5_cq_init_attr,
+	     "Mlx5DVCQInitAttr(comp_mask=0, cqe_comp_res_format=0, "
+	     "flags=0, cqe_size=0)\n--\n\n"
+	     "mlx5 attributes of a new CQ (struct "
+	     "mlx5dv_cq_init_attr): comp_mask says which of the "
+	     "others are valid (MLX5DV_CQ_INIT_ATTR_MASK_*).",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, mcia_init },);
 
 /* ---- Mlx5CQ ---- */
 
@@ -138,14 +129,9 @@ static PyType_Spec mcq_spec = {
 
 int pv_mlx5_cq_init_types(PyObject *m)
 {
-	PyObject *cqex = PyObject_GetAttrString(m, "CQEX");
-	int rc;
-
-	if (!cqex)
+	if (pv_add_data_type(m, &mcia_spec, pv.PyverbsObject, mcia_fields,
+			     NULL, NULL, &mcia_type) ||
+	    pv_add_type(m, &mcq_spec, pv_cqex_type(), &mcq_type))
 		return -1;
-	rc = pv_add_data_type(m, &mcia_spec, pv.PyverbsObject, mcia_fields,
-			      NULL, NULL, &mcia_type) ||
-	     pv_add_type(m, &mcq_spec, (PyTypeObject *)cqex, &mcq_type);
-	Py_DECREF(cqex);
-	return rc ? -1 : 0;
+	return 0;
 }

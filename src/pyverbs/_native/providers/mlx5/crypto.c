@@ -137,25 +137,16 @@ static PyGetSetDef cla_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot cla_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoLoginAttr(credential, credential_id=0, "
-		    "import_kek_id=0)\n--\n\n"
-		    "A crypto login (struct mlx5dv_crypto_login_attr): the "
-		    "credential (48 bytes, wrapped with the import KEK) and "
-		    "the indexes of the credential and of the import KEK "
-		    "stored on the device." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cla_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec cla_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLoginAttr",
-	.basicsize = sizeof(struct crypto_login_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = cla_slots,
-};
+PV_DATA_SPEC(cla, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLoginAttr",
+	     struct crypto_login_attr,
+	     "Mlx5CryptoLoginAttr(credential, credential_id=0, "
+	     "import_kek_id=0)\n--\n\n"
+	     "A crypto login (struct mlx5dv_crypto_login_attr): the "
+	     "credential (48 bytes, wrapped with the import KEK) and "
+	     "the indexes of the credential and of the import KEK "
+	     "stored on the device.",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, cla_init },);
 
 int pv_mlx5_crypto_login_attr_get(PyObject *o,
 				  struct mlx5dv_crypto_login_attr *out)
@@ -233,25 +224,18 @@ static int cela_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 PV_OSLOTS_GC(cela, cela_oslots)
 
-static PyType_Slot cela_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoExtLoginAttr(credential, credential_len, "
-		    "credential_id=0, import_kek_id=0)\n--\n\n"
-		    "A crypto login object's attributes (struct "
-		    "mlx5dv_crypto_login_attr_ex): credential_len bytes of "
-		    "the credential are used." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cela_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(cela),
-	{ 0, NULL }
-};
-
-static PyType_Spec cela_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoExtLoginAttr",
-	.basicsize = sizeof(struct crypto_ext_login_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cela_slots,
-};
+PV_GC_TYPE_SPEC(cela,
+		"pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoExtLoginAttr",
+		struct crypto_ext_login_attr,
+		"Mlx5CryptoExtLoginAttr(credential, credential_len, "
+		"credential_id=0, import_kek_id=0)\n--\n\n"
+		"A crypto login object's attributes (struct "
+		"mlx5dv_crypto_login_attr_ex): credential_len bytes of "
+		"the credential are used.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, cela_init },
+		{ Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(cela),);
 
 /* ---- Mlx5CryptoLogin ---- */
 
@@ -350,22 +334,14 @@ static PyMethodDef cl_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot cl_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoLogin(context, crypto_attr)\n--\n\n"
-		    "A crypto login object (mlx5dv_crypto_login_create) of "
-		    "an Mlx5CryptoExtLoginAttr, for DEKs created under it." },
-	{ Py_tp_init, cl_init },
-	{ Py_tp_methods, cl_methods },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec cl_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLogin",
-	.basicsize = sizeof(struct crypto_login),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cl_slots,
-};
+PV_GC_TYPE_SPEC(cl, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLogin",
+		struct crypto_login,
+		"Mlx5CryptoLogin(context, crypto_attr)\n--\n\n"
+		"A crypto login object (mlx5dv_crypto_login_create) of "
+		"an Mlx5CryptoExtLoginAttr, for DEKs created under it.",
+		{ Py_tp_init, cl_init },
+		{ Py_tp_methods, cl_methods },
+		PV_CM_SLOTS,);
 
 /* ---- Mlx5DEKInitAttr ---- */
 
@@ -467,25 +443,17 @@ static PyGetSetDef dia_extra[] = {
 
 PV_OSLOTS_GC(dia, dia_oslots)
 
-static PyType_Slot dia_slots[] = {
-	{ Py_tp_doc, "Mlx5DEKInitAttr(pd, key_size, has_keytag=False, "
-		    "key_purpose=0, opaque=bytes(), key=bytes(), "
-		    "comp_mask=0, crypto_login=None)\n--\n\n"
-		    "How to create a DEK (struct mlx5dv_dek_init_attr): "
-		    "opaque is at most 8 bytes, key (wrapped) at most 128." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, dia_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(dia),
-	{ 0, NULL }
-};
-
-static PyType_Spec dia_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKInitAttr",
-	.basicsize = sizeof(struct dek_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dia_slots,
-};
+PV_GC_TYPE_SPEC(dia, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKInitAttr",
+		struct dek_init_attr,
+		"Mlx5DEKInitAttr(pd, key_size, has_keytag=False, "
+		"key_purpose=0, opaque=bytes(), key=bytes(), "
+		"comp_mask=0, crypto_login=None)\n--\n\n"
+		"How to create a DEK (struct mlx5dv_dek_init_attr): "
+		"opaque is at most 8 bytes, key (wrapped) at most 128.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, dia_init },
+		{ Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(dia),);
 
 /* ---- Mlx5DEKAttr ---- */
 
@@ -631,22 +599,13 @@ static PyMethodDef dek_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot dek_slots[] = {
-	{ Py_tp_doc, "Mlx5DEK(ctx, dek_init_attr)\n--\n\n"
-		    "A data encryption key (mlx5dv_dek_create).  Closing its "
-		    "PD or its crypto login closes it first." },
-	{ Py_tp_init, dek_init },
-	{ Py_tp_methods, dek_methods },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec dek_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEK",
-	.basicsize = sizeof(struct dek),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dek_slots,
-};
+PV_GC_TYPE_SPEC(dek, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEK", struct dek,
+		"Mlx5DEK(ctx, dek_init_attr)\n--\n\n"
+		"A data encryption key (mlx5dv_dek_create).  Closing its "
+		"PD or its crypto login closes it first.",
+		{ Py_tp_init, dek_init },
+		{ Py_tp_methods, dek_methods },
+		PV_CM_SLOTS,);
 
 /* ---- Mlx5CryptoAttr ---- */
 
@@ -739,27 +698,19 @@ static PyGetSetDef ca_extra[] = {
 
 PV_OSLOTS_GC(ca, ca_oslots)
 
-static PyType_Slot ca_slots[] = {
-	{ Py_tp_doc, "Mlx5CryptoAttr(crypto_standard=0, encrypt_on_tx=False, "
-		    "signature_crypto_order=0, data_unit_size=0, "
-		    "initial_tweak=bytes(), dek=None, keytag=bytes(), "
-		    "comp_mask=0)\n--\n\n"
-		    "The crypto attributes of an mkey (struct "
-		    "mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "
-		    "initial_tweak is at most 16 bytes, keytag at most 8." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, ca_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(ca),
-	{ 0, NULL }
-};
-
-static PyType_Spec ca_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoAttr",
-	.basicsize = sizeof(struct crypto_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ca_slots,
-};
+PV_GC_TYPE_SPEC(ca, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoAttr",
+		struct crypto_attr,
+		"Mlx5CryptoAttr(crypto_standard=0, encrypt_on_tx=False, "
+		"signature_crypto_order=0, data_unit_size=0, "
+		"initial_tweak=bytes(), dek=None, keytag=bytes(), "
+		"comp_mask=0)\n--\n\n"
+		"The crypto attributes of an mkey (struct "
+		"mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "
+		"initial_tweak is at most 16 bytes, keytag at most 8.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, ca_init },
+		{ Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(ca),);
 
 /*
  * The weak accessor of mlx5.h: the struct of the Mlx5CryptoAttr obj with

@@ -344,27 +344,19 @@ static PyGetSetDef devx_obj_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot devx_obj_slots[] = {
-	{ Py_tp_doc, "Mlx5DevxObj(context, in_, outlen)\n--\n\n"
-		     "A DevX object created by a firmware command (in_: its "
-		     "input mailbox; outlen: the size of its output, kept in "
-		     "out_view).  A command that the firmware rejects (nonzero "
-		     "status) raises PyverbsRDMAError with the syndrome and "
-		     "leaves nothing created." },
-	{ Py_tp_init, devx_obj_init },
-	{ Py_tp_methods, devx_obj_methods },
-	{ Py_tp_getset, devx_obj_getset },
-	{ Py_tp_traverse, mbox_traverse },
-	{ Py_tp_clear, mbox_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec devx_obj_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxObj",
-	.basicsize = sizeof(struct devx_mbox_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = devx_obj_slots,
-};
+PV_GC_TYPE_SPEC(devx_obj, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxObj",
+		struct devx_mbox_obj,
+		"Mlx5DevxObj(context, in_, outlen)\n--\n\n"
+		"A DevX object created by a firmware command (in_: its "
+		"input mailbox; outlen: the size of its output, kept in "
+		"out_view).  A command that the firmware rejects (nonzero "
+		"status) raises PyverbsRDMAError with the syndrome and "
+		"leaves nothing created.",
+		{ Py_tp_init, devx_obj_init },
+		{ Py_tp_methods, devx_obj_methods },
+		{ Py_tp_getset, devx_obj_getset },
+		{ Py_tp_traverse, mbox_traverse },
+		{ Py_tp_clear, mbox_clear },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5UMEM                                                            */
@@ -518,25 +510,16 @@ static PyGetSetDef umem_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot umem_slots[] = {
-	{ Py_tp_doc, "Mlx5UMEM(context, size, addr=None, alignment=64, "
-		     "access=0, pgsz_bitmap=0, comp_mask=0, dmabuf_fd=0)\n--\n\n"
-		     "User memory registered for DevX (mlx5dv_devx_umem_reg, "
-		     "or _reg_ex when pgsz_bitmap or comp_mask is given).  "
-		     "With addr=None pyverbs allocates size zeroed bytes "
-		     "aligned to alignment; a raw addr stays the caller's." },
-	{ Py_tp_init, umem_init },
-	{ Py_tp_getset, umem_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec umem_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5UMEM",
-	.basicsize = sizeof(struct umem),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = umem_slots,
-};
+PV_GC_TYPE_SPEC(umem, "pyverbs.providers.mlx5.mlx5dv.Mlx5UMEM", struct umem,
+		"Mlx5UMEM(context, size, addr=None, alignment=64, "
+		"access=0, pgsz_bitmap=0, comp_mask=0, dmabuf_fd=0)\n--\n\n"
+		"User memory registered for DevX (mlx5dv_devx_umem_reg, "
+		"or _reg_ex when pgsz_bitmap or comp_mask is given).  "
+		"With addr=None pyverbs allocates size zeroed bytes "
+		"aligned to alignment; a raw addr stays the caller's.",
+		{ Py_tp_init, umem_init },
+		{ Py_tp_getset, umem_getset },
+		PV_CM_SLOTS,);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DevxEq                                                          */
@@ -560,24 +543,16 @@ static PyGetSetDef devx_eq_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot devx_eq_slots[] = {
-	{ Py_tp_doc, "Mlx5DevxEq(context, in_, outlen)\n--\n\n"
-		     "An event queue created by a DevX command "
-		     "(mlx5dv_devx_create_eq); a nonzero firmware status "
-		     "raises PyverbsRDMAError and leaves nothing created." },
-	{ Py_tp_init, devx_eq_init },
-	{ Py_tp_getset, devx_eq_getset },
-	{ Py_tp_traverse, mbox_traverse },
-	{ Py_tp_clear, mbox_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec devx_eq_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxEq",
-	.basicsize = sizeof(struct devx_mbox_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = devx_eq_slots,
-};
+PV_GC_TYPE_SPEC(devx_eq, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxEq",
+		struct devx_mbox_obj,
+		"Mlx5DevxEq(context, in_, outlen)\n--\n\n"
+		"An event queue created by a DevX command "
+		"(mlx5dv_devx_create_eq); a nonzero firmware status "
+		"raises PyverbsRDMAError and leaves nothing created.",
+		{ Py_tp_init, devx_eq_init },
+		{ Py_tp_getset, devx_eq_getset },
+		{ Py_tp_traverse, mbox_traverse },
+		{ Py_tp_clear, mbox_clear },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DevxMsiVector                                                   */
@@ -652,22 +627,14 @@ static PyGetSetDef msi_vector_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot msi_vector_slots[] = {
-	{ Py_tp_doc, "Mlx5DevxMsiVector(context)\n--\n\n"
-		     "An MSI-X vector with its event fd "
-		     "(mlx5dv_devx_alloc_msi_vector)." },
-	{ Py_tp_init, msi_vector_init },
-	{ Py_tp_getset, msi_vector_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec msi_vector_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
-	.basicsize = sizeof(struct msi_vector),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = msi_vector_slots,
-};
+PV_GC_TYPE_SPEC(msi_vector, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
+		struct msi_vector,
+		"Mlx5DevxMsiVector(context)\n--\n\n"
+		"An MSI-X vector with its event fd "
+		"(mlx5dv_devx_alloc_msi_vector).",
+		{ Py_tp_init, msi_vector_init },
+		{ Py_tp_getset, msi_vector_getset },
+		PV_CM_SLOTS,);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DmOpAddr                                                        */
@@ -836,23 +803,15 @@ static PyGetSetDef dm_op_addr_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot dm_op_addr_slots[] = {
-	{ Py_tp_doc, "Mlx5DmOpAddr(dm, op=0)\n--\n\n"
-		     "The address at which the device applies operation op to "
-		     "the device memory dm (mlx5dv_dm_map_op_addr)." },
-	{ Py_tp_init, dm_op_addr_init },
-	{ Py_tp_methods, dm_op_addr_methods },
-	{ Py_tp_getset, dm_op_addr_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec dm_op_addr_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
-	.basicsize = sizeof(struct dm_op_addr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dm_op_addr_slots,
-};
+PV_GC_TYPE_SPEC(dm_op_addr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
+		struct dm_op_addr,
+		"Mlx5DmOpAddr(dm, op=0)\n--\n\n"
+		"The address at which the device applies operation op to "
+		"the device memory dm (mlx5dv_dm_map_op_addr).",
+		{ Py_tp_init, dm_op_addr_init },
+		{ Py_tp_methods, dm_op_addr_methods },
+		{ Py_tp_getset, dm_op_addr_getset },
+		PV_CM_SLOTS,);
 
 int pv_mlx5_devx_init_types(PyObject *m)
 {

@@ -198,24 +198,16 @@ static PyMethodDef dom_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot dom_slots[] = {
-	{ Py_tp_doc, "DrDomain(context, domain_type)\n--\n\n"
-		     "A direct-rules steering domain (mlx5dv_dr_domain_create) "
-		     "of type MLX5DV_DR_DOMAIN_TYPE_NIC_RX, _NIC_TX or _FDB.  "
-		     "Closing it (or its Context) closes its tables and "
-		     "actions first." },
-	{ Py_tp_init, dom_init },
-	{ Py_tp_methods, dom_methods },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec dom_spec = {
-	.name = "pyverbs.providers.mlx5.dr_domain.DrDomain",
-	.basicsize = sizeof(struct pv_dr_domain),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dom_slots,
-};
+PV_GC_TYPE_SPEC(dom, "pyverbs.providers.mlx5.dr_domain.DrDomain",
+		struct pv_dr_domain,
+		"DrDomain(context, domain_type)\n--\n\n"
+		"A direct-rules steering domain (mlx5dv_dr_domain_create) "
+		"of type MLX5DV_DR_DOMAIN_TYPE_NIC_RX, _NIC_TX or _FDB.  "
+		"Closing it (or its Context) closes its tables and "
+		"actions first.",
+		{ Py_tp_init, dom_init },
+		{ Py_tp_methods, dom_methods },
+		PV_CM_SLOTS,);
 
 /* ---- DrTable ---- */
 
@@ -267,23 +259,15 @@ static int tbl_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot tbl_slots[] = {
-	{ Py_tp_doc, "DrTable(domain, level)\n--\n\n"
-		     "A steering table of a DrDomain at the given level "
-		     "(mlx5dv_dr_table_create; level 0 is the root table).  "
-		     "Closing it closes its matchers and the actions that "
-		     "point to it first." },
-	{ Py_tp_init, tbl_init },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec tbl_spec = {
-	.name = "pyverbs.providers.mlx5.dr_table.DrTable",
-	.basicsize = sizeof(struct pv_dr_table),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = tbl_slots,
-};
+PV_GC_TYPE_SPEC(tbl, "pyverbs.providers.mlx5.dr_table.DrTable",
+		struct pv_dr_table,
+		"DrTable(domain, level)\n--\n\n"
+		"A steering table of a DrDomain at the given level "
+		"(mlx5dv_dr_table_create; level 0 is the root table).  "
+		"Closing it closes its matchers and the actions that "
+		"point to it first.",
+		{ Py_tp_init, tbl_init },
+		PV_CM_SLOTS,);
 
 /* ---- DrMatcher ---- */
 
@@ -380,27 +364,19 @@ static PyMethodDef mat_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot mat_slots[] = {
-	{ Py_tp_doc, "DrMatcher(table, priority, match_criteria_enable, "
-		     "mask)\n--\n\n"
-		     "A matcher of a DrTable (mlx5dv_dr_matcher_create): the "
-		     "fields of mask (an Mlx5FlowMatchParameters) that its "
-		     "rules match on, in the parts named by the "
-		     "match_criteria_enable bits (0 outer headers, 1 misc, "
-		     "2 inner headers, 3 misc2, 4 misc3, 5 misc4).  Closing "
-		     "it closes its rules first." },
-	{ Py_tp_init, mat_init },
-	{ Py_tp_methods, mat_methods },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec mat_spec = {
-	.name = "pyverbs.providers.mlx5.dr_matcher.DrMatcher",
-	.basicsize = sizeof(struct pv_dr_matcher),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mat_slots,
-};
+PV_GC_TYPE_SPEC(mat, "pyverbs.providers.mlx5.dr_matcher.DrMatcher",
+		struct pv_dr_matcher,
+		"DrMatcher(table, priority, match_criteria_enable, "
+		"mask)\n--\n\n"
+		"A matcher of a DrTable (mlx5dv_dr_matcher_create): the "
+		"fields of mask (an Mlx5FlowMatchParameters) that its "
+		"rules match on, in the parts named by the "
+		"match_criteria_enable bits (0 outer headers, 1 misc, "
+		"2 inner headers, 3 misc2, 4 misc3, 5 misc4).  Closing "
+		"it closes its rules first.",
+		{ Py_tp_init, mat_init },
+		{ Py_tp_methods, mat_methods },
+		PV_CM_SLOTS,);
 
 /* ---- DrRule ---- */
 
@@ -496,23 +472,15 @@ out:
 	return ret;
 }
 
-static PyType_Slot rule_slots[] = {
-	{ Py_tp_doc, "DrRule(matcher, value, actions=None)\n--\n\n"
-		     "A steering rule of a DrMatcher (mlx5dv_dr_rule_create): "
-		     "packets matching value (an Mlx5FlowMatchParameters) "
-		     "get the actions (a list of DrAction).  The rule is "
-		     "closed before its matcher or any of its actions." },
-	{ Py_tp_init, rule_init },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec rule_spec = {
-	.name = "pyverbs.providers.mlx5.dr_rule.DrRule",
-	.basicsize = sizeof(struct pv_dr_rule),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = rule_slots,
-};
+PV_GC_TYPE_SPEC(rule, "pyverbs.providers.mlx5.dr_rule.DrRule",
+		struct pv_dr_rule,
+		"DrRule(matcher, value, actions=None)\n--\n\n"
+		"A steering rule of a DrMatcher (mlx5dv_dr_rule_create): "
+		"packets matching value (an Mlx5FlowMatchParameters) "
+		"get the actions (a list of DrAction).  The rule is "
+		"closed before its matcher or any of its actions.",
+		{ Py_tp_init, rule_init },
+		PV_CM_SLOTS,);
 
 int pv_mlx5_dr_init_types(PyObject *m)
 {

@@ -79,6 +79,13 @@ undo:
 	return -1;
 }
 
+/* act_finish() with the one parent p. */
+static int act_finish1(struct pv_dr_action *self, struct mlx5dv_dr_action *a,
+		       const char *func, const char *msg, struct pv_obj *p)
+{
+	return act_finish(self, a, func, msg, &p, 1);
+}
+
 static int act_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { NULL };
@@ -88,19 +95,9 @@ static int act_init(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 #define ACT_SPEC(var, pyname, doc, init)                                \
-	static PyType_Slot var##_slots[] = {                            \
-		{ Py_tp_doc, doc },                                     \
-		{ Py_tp_init, init },                                   \
-		PV_CM_SLOTS,                                            \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec var##_spec = {                               \
-		.name = "pyverbs.providers.mlx5.dr_action." pyname,     \
-		.basicsize = sizeof(struct pv_dr_action),               \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE |     \
-			 Py_TPFLAGS_HAVE_GC,                            \
-		.slots = var##_slots,                                   \
-	}
+	PV_GC_TYPE_SPEC(var, "pyverbs.providers.mlx5.dr_action." pyname,  \
+			struct pv_dr_action, doc, { Py_tp_init, init },  \
+			PV_CM_SLOTS,)
 
 ACT_SPEC(act, "DrAction",
 	 "DrAction()\n--\n\n"
@@ -163,7 +160,6 @@ static int kind_init(PyObject *obj, PyObject *args, PyObject *kw)
 	const struct act_kind *k = NULL;
 	struct pv_dr_domain *dom;
 	char fmt[64], *kwlist[3] = { NULL };
-	struct pv_obj *parent;
 	PyObject *domo;
 	uint32_t val;
 	size_t i;
@@ -195,9 +191,8 @@ static int kind_init(PyObject *obj, PyObject *args, PyObject *kw)
 	dom = pv_dr_domain_arg(domo, "domain");
 	if (!dom)
 		return -1;
-	parent = &dom->obj;
-	return act_finish(self, k->create.dom(dom->domain, val), k->func,
-			  k->msg, &parent, 1);
+	return act_finish1(self, k->create.dom(dom->domain, val), k->func,
+			   k->msg, &dom->obj);
 }
 
 ACT_SPEC(drop, "DrActionDrop",
@@ -254,10 +249,10 @@ static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	parent = PV_OBJ(qpo);
 	if (pv_check_open(parent))
 		return -1;
-	return act_finish(self, mlx5dv_dr_action_create_dest_ibv_qp(
-				  ((struct pv_qp *)qpo)->qp),
-			  "mlx5dv_dr_action_create_dest_ibv_qp",
-			  "DrActionQp creation failed.", &parent, 1);
+	return act_finish1(self, mlx5dv_dr_action_create_dest_ibv_qp(
+				   ((struct pv_qp *)qpo)->qp),
+			   "mlx5dv_dr_action_create_dest_ibv_qp",
+			   "DrActionQp creation failed.", parent);
 }
 ACT_SPEC(qp, "DrActionQp",
 	 "DrActionQp(qp)\n--\n\nSteer the packet to qp "
@@ -269,7 +264,6 @@ static int dtable_init(PyObject *obj, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "table", NULL };
 	struct pv_dr_action *self = (struct pv_dr_action *)obj;
 	struct pv_dr_table *tbl;
-	struct pv_obj *parent;
 	PyObject *tblo;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:DrActionDestTable",
@@ -279,10 +273,10 @@ static int dtable_init(PyObject *obj, PyObject *args, PyObject *kw)
 	tbl = pv_dr_table_arg(tblo, "table");
 	if (!tbl)
 		return -1;
-	parent = &tbl->obj;
-	return act_finish(self, mlx5dv_dr_action_create_dest_table(tbl->table),
-			  "mlx5dv_dr_action_create_dest_table",
-			  "DrActionDestTable creation failed.", &parent, 1);
+	return act_finish1(self,
+			   mlx5dv_dr_action_create_dest_table(tbl->table),
+			   "mlx5dv_dr_action_create_dest_table",
+			   "DrActionDestTable creation failed.", &tbl->obj);
 }
 ACT_SPEC(dtable, "DrActionDestTable",
 	 "DrActionDestTable(table)\n--\n\nGo on to the DrTable table "
@@ -314,7 +308,6 @@ static int counter_init(PyObject *obj, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "devx_obj", "offset", NULL };
 	struct pv_dr_action *self = (struct pv_dr_action *)obj;
 	struct mlx5dv_devx_obj *dobj;
-	struct pv_obj *parent;
 	uint32_t offset = 0;
 	PyObject *o;
 
@@ -325,11 +318,10 @@ static int counter_init(PyObject *obj, PyObject *args, PyObject *kw)
 	dobj = devx_obj(o);
 	if (!dobj)
 		return -1;
-	parent = PV_OBJ(o);
-	return act_finish(self,
-			  mlx5dv_dr_action_create_flow_counter(dobj, offset),
-			  "mlx5dv_dr_action_create_flow_counter",
-			  "DrActionFlowCounter creation failed.", &parent, 1);
+	return act_finish1(self,
+			   mlx5dv_dr_action_create_flow_counter(dobj, offset),
+			   "mlx5dv_dr_action_create_flow_counter",
+			   "DrActionFlowCounter creation failed.", PV_OBJ(o));
 }
 ACT_SPEC(counter, "DrActionFlowCounter",
 	 "DrActionFlowCounter(devx_obj, offset=0)\n--\n\nCount the packet "
@@ -341,7 +333,6 @@ static int tir_init(PyObject *obj, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "devx_tir", NULL };
 	struct pv_dr_action *self = (struct pv_dr_action *)obj;
 	struct mlx5dv_devx_obj *dobj;
-	struct pv_obj *parent;
 	PyObject *o;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:DrActionDestTir", kwlist,
@@ -351,10 +342,9 @@ static int tir_init(PyObject *obj, PyObject *args, PyObject *kw)
 	dobj = devx_obj(o);
 	if (!dobj)
 		return -1;
-	parent = PV_OBJ(o);
-	return act_finish(self, mlx5dv_dr_action_create_dest_devx_tir(dobj),
-			  "mlx5dv_dr_action_create_dest_devx_tir",
-			  "Failed to create TIR action", &parent, 1);
+	return act_finish1(self, mlx5dv_dr_action_create_dest_devx_tir(dobj),
+			   "mlx5dv_dr_action_create_dest_devx_tir",
+			   "Failed to create TIR action", PV_OBJ(o));
 }
 ACT_SPEC(tir, "DrActionDestTir",
 	 "DrActionDestTir(devx_tir)\n--\n\nSteer the packet to the TIR "
@@ -411,7 +401,6 @@ static int modify_init(PyObject *obj, PyObject *args, PyObject *kw)
 	PyObject *domo, *actso = NULL, *seq;
 	struct pv_dr_domain *dom;
 	struct mlx5dv_dr_action *a;
-	struct pv_obj *parent;
 	uint32_t flags = 0;
 	uint64_t *buf;
 	Py_ssize_t n, i;
@@ -449,10 +438,9 @@ static int modify_init(PyObject *obj, PyObject *args, PyObject *kw)
 	a = mlx5dv_dr_action_create_modify_header(dom->domain, flags,
 						  n * sizeof(*buf), buf);
 	PyMem_Free(buf);
-	parent = &dom->obj;
-	return act_finish(self, a, "mlx5dv_dr_action_create_modify_header",
-			  "Failed to create dr action modify header",
-			  &parent, 1);
+	return act_finish1(self, a, "mlx5dv_dr_action_create_modify_header",
+			   "Failed to create dr action modify header",
+			   &dom->obj);
 }
 ACT_SPEC(modify, "DrActionModify",
 	 "DrActionModify(domain, flags=0, actions=[])\n--\n\nModify header "
@@ -470,7 +458,6 @@ static int reformat_init(PyObject *obj, PyObject *args, PyObject *kw)
 	PyObject *domo, *data = Py_None, *b = NULL;
 	struct pv_dr_domain *dom;
 	struct mlx5dv_dr_action *a;
-	struct pv_obj *parent;
 	uint32_t flags = 0;
 	Py_ssize_t len = 0;
 
@@ -496,10 +483,9 @@ static int reformat_init(PyObject *obj, PyObject *args, PyObject *kw)
 	a = mlx5dv_dr_action_create_packet_reformat(dom->domain, flags, type,
 			len, len ? PyBytes_AS_STRING(b) : NULL);
 	Py_XDECREF(b);
-	parent = &dom->obj;
-	return act_finish(self, a, "mlx5dv_dr_action_create_packet_reformat",
-			  "Failed to create dr action packet reformat",
-			  &parent, 1);
+	return act_finish1(self, a, "mlx5dv_dr_action_create_packet_reformat",
+			   "Failed to create dr action packet reformat",
+			   &dom->obj);
 }
 ACT_SPEC(reformat, "DrActionPacketReformat",
 	 "DrActionPacketReformat(domain, flags=0, "
@@ -597,24 +583,16 @@ static int dattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot dattr_slots[] = {
-	{ Py_tp_doc, "DrActionDestAttr(action_type, dest, reformat=None)\n--\n\n"
-		     "One destination of a DrActionDestArray (struct "
-		     "mlx5dv_dr_action_dest_attr): MLX5DV_DR_ACTION_DEST with "
-		     "the action dest, or MLX5DV_DR_ACTION_DEST_REFORMAT with "
-		     "dest and a reformat action applied before it." },
-	{ Py_tp_init, dattr_init },
-	{ Py_tp_traverse, attr_traverse },
-	{ Py_tp_clear, attr_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec dattr_spec = {
-	.name = "pyverbs.providers.mlx5.dr_action.DrActionDestAttr",
-	.basicsize = sizeof(struct pv_dr_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dattr_slots,
-};
+PV_GC_TYPE_SPEC(dattr, "pyverbs.providers.mlx5.dr_action.DrActionDestAttr",
+		struct pv_dr_attr,
+		"DrActionDestAttr(action_type, dest, reformat=None)\n--\n\n"
+		"One destination of a DrActionDestArray (struct "
+		"mlx5dv_dr_action_dest_attr): MLX5DV_DR_ACTION_DEST with "
+		"the action dest, or MLX5DV_DR_ACTION_DEST_REFORMAT with "
+		"dest and a reformat action applied before it.",
+		{ Py_tp_init, dattr_init },
+		{ Py_tp_traverse, attr_traverse },
+		{ Py_tp_clear, attr_clear },);
 
 static PyTypeObject *dest_attr_type;
 
@@ -772,26 +750,18 @@ static int sattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sattr_slots[] = {
-	{ Py_tp_doc, "DrFlowSamplerAttr(sample_ratio, default_next_table, "
-		     "sample_actions, action=None)\n--\n\n"
-		     "How to sample (struct mlx5dv_dr_flow_sampler_attr): one "
-		     "packet in sample_ratio gets the sample_actions (a list "
-		     "of DrAction), every packet goes on to the DrTable "
-		     "default_next_table; action is an 8-byte set action "
-		     "passing reg_c0 on (FDB)." },
-	{ Py_tp_init, sattr_init },
-	{ Py_tp_traverse, attr_traverse },
-	{ Py_tp_clear, attr_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec sattr_spec = {
-	.name = "pyverbs.providers.mlx5.dr_action.DrFlowSamplerAttr",
-	.basicsize = sizeof(struct pv_dr_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = sattr_slots,
-};
+PV_GC_TYPE_SPEC(sattr, "pyverbs.providers.mlx5.dr_action.DrFlowSamplerAttr",
+		struct pv_dr_attr,
+		"DrFlowSamplerAttr(sample_ratio, default_next_table, "
+		"sample_actions, action=None)\n--\n\n"
+		"How to sample (struct mlx5dv_dr_flow_sampler_attr): one "
+		"packet in sample_ratio gets the sample_actions (a list "
+		"of DrAction), every packet goes on to the DrTable "
+		"default_next_table; action is an 8-byte set action "
+		"passing reg_c0 on (FDB).",
+		{ Py_tp_init, sattr_init },
+		{ Py_tp_traverse, attr_traverse },
+		{ Py_tp_clear, attr_clear },);
 
 static PyTypeObject *sampler_attr_type;
 

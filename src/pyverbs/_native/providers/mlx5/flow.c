@@ -119,26 +119,18 @@ static PyMethodDef mp_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot mp_slots[] = {
-	{ Py_tp_doc, "Mlx5FlowMatchParameters(size, values)\n--\n\n"
-		     "A match mask or value (struct "
-		     "mlx5dv_flow_match_parameters) of size bytes in the "
-		     "device's Flow Table Entry Match Parameters format: "
-		     "values (bytes, or an object with __bytes__, at most "
-		     "size bytes) followed by zeros." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, mp_init },
-	{ Py_tp_methods, mp_methods },
-	{ Py_tp_dealloc, mp_dealloc },
-	{ 0, NULL }
-};
-
-static PyType_Spec mp_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatchParameters",
-	.basicsize = sizeof(struct pv_match_params),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mp_slots,
-};
+PV_TYPE_SPEC(mp, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatchParameters",
+	     struct pv_match_params,
+	     "Mlx5FlowMatchParameters(size, values)\n--\n\n"
+	     "A match mask or value (struct "
+	     "mlx5dv_flow_match_parameters) of size bytes in the "
+	     "device's Flow Table Entry Match Parameters format: "
+	     "values (bytes, or an object with __bytes__, at most "
+	     "size bytes) followed by zeros.",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, mp_init },
+	     { Py_tp_methods, mp_methods },
+	     { Py_tp_dealloc, mp_dealloc },);
 
 /* ---- Mlx5FlowMatcherAttr ---- */
 
@@ -182,27 +174,19 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot ma_slots[] = {
-	{ Py_tp_doc, "Mlx5FlowMatcherAttr(match_mask, "
-		     "attr_type=IBV_FLOW_ATTR_NORMAL, flags=0, priority=0, "
-		     "match_criteria_enable=0, comp_mask=0, ft_type=0)\n--\n\n"
-		     "How to create an Mlx5FlowMatcher (struct "
-		     "mlx5dv_flow_matcher_attr): the Mlx5FlowMatchParameters "
-		     "mask, the match_criteria_enable bits, and with "
-		     "comp_mask MLX5DV_FLOW_MATCHER_MASK_FT_TYPE the flow "
-		     "table type ft_type." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, ma_init },
-	PV_OSLOTS_GC_SLOTS(ma),
-	{ 0, NULL }
-};
-
-static PyType_Spec ma_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
-	.basicsize = sizeof(struct pv_matcher_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ma_slots,
-};
+PV_GC_TYPE_SPEC(ma, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
+		struct pv_matcher_attr,
+		"Mlx5FlowMatcherAttr(match_mask, "
+		"attr_type=IBV_FLOW_ATTR_NORMAL, flags=0, priority=0, "
+		"match_criteria_enable=0, comp_mask=0, ft_type=0)\n--\n\n"
+		"How to create an Mlx5FlowMatcher (struct "
+		"mlx5dv_flow_matcher_attr): the Mlx5FlowMatchParameters "
+		"mask, the match_criteria_enable bits, and with "
+		"comp_mask MLX5DV_FLOW_MATCHER_MASK_FT_TYPE the flow "
+		"table type ft_type.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, ma_init },
+		PV_OSLOTS_GC_SLOTS(ma),);
 
 static PyTypeObject *matcher_attr_type;
 
@@ -277,22 +261,14 @@ static int fm_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot fm_slots[] = {
-	{ Py_tp_doc, "Mlx5FlowMatcher(context, attr)\n--\n\n"
-		     "A flow matcher (mlx5dv_create_flow_matcher) built from "
-		     "an Mlx5FlowMatcherAttr.  Closing it (or its Context) "
-		     "closes its flows first." },
-	{ Py_tp_init, fm_init },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec fm_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcher",
-	.basicsize = sizeof(struct pv_flow_matcher),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = fm_slots,
-};
+PV_GC_TYPE_SPEC(fm, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcher",
+		struct pv_flow_matcher,
+		"Mlx5FlowMatcher(context, attr)\n--\n\n"
+		"A flow matcher (mlx5dv_create_flow_matcher) built from "
+		"an Mlx5FlowMatcherAttr.  Closing it (or its Context) "
+		"closes its flows first.",
+		{ Py_tp_init, fm_init },
+		PV_CM_SLOTS,);
 
 /* ---- Mlx5PacketReformatFlowAction ---- */
 
@@ -639,27 +615,19 @@ static PyGetSetDef aa_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot aa_slots[] = {
-	{ Py_tp_doc, "Mlx5FlowActionAttr(action_type=None, qp=None, "
-		     "flow_action=None)\n--\n\n"
-		     "One action of an Mlx5Flow (struct "
-		     "mlx5dv_flow_action_attr): steer to qp "
-		     "(MLX5DV_FLOW_ACTION_DEST_IBV_QP) or apply flow_action "
-		     "(MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION); other types raise "
-		     "PyverbsUserError." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, aa_init },
-	{ Py_tp_getset, aa_getset },
-	PV_OSLOTS_GC_SLOTS(aa),
-	{ 0, NULL }
-};
-
-static PyType_Spec aa_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowActionAttr",
-	.basicsize = sizeof(struct pv_action_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = aa_slots,
-};
+PV_GC_TYPE_SPEC(aa, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowActionAttr",
+		struct pv_action_attr,
+		"Mlx5FlowActionAttr(action_type=None, qp=None, "
+		"flow_action=None)\n--\n\n"
+		"One action of an Mlx5Flow (struct "
+		"mlx5dv_flow_action_attr): steer to qp "
+		"(MLX5DV_FLOW_ACTION_DEST_IBV_QP) or apply flow_action "
+		"(MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION); other types raise "
+		"PyverbsUserError.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, aa_init },
+		{ Py_tp_getset, aa_getset },
+		PV_OSLOTS_GC_SLOTS(aa),);
 
 /* ---- Mlx5Flow ---- */
 
@@ -807,26 +775,18 @@ static PyGetSetDef mf_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mf_slots[] = {
-	{ Py_tp_doc, "Mlx5Flow(matcher, match_value, action_attrs=None, "
-		     "num_actions=0)\n--\n\n"
-		     "A steering flow of an Mlx5FlowMatcher "
-		     "(mlx5dv_create_flow): packets matching match_value get "
-		     "the actions of action_attrs (a list of num_actions "
-		     "Mlx5FlowActionAttr).  Closing the matcher, or a QP or "
-		     "flow action it uses, closes the flow first." },
-	{ Py_tp_init, mf_init },
-	{ Py_tp_getset, mf_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec mf_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5Flow",
-	.basicsize = sizeof(struct pv_flow),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mf_slots,
-};
+PV_GC_TYPE_SPEC(mf, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5Flow",
+		struct pv_flow,
+		"Mlx5Flow(matcher, match_value, action_attrs=None, "
+		"num_actions=0)\n--\n\n"
+		"A steering flow of an Mlx5FlowMatcher "
+		"(mlx5dv_create_flow): packets matching match_value get "
+		"the actions of action_attrs (a list of num_actions "
+		"Mlx5FlowActionAttr).  Closing the matcher, or a QP or "
+		"flow action it uses, closes the flow first.",
+		{ Py_tp_init, mf_init },
+		{ Py_tp_getset, mf_getset },
+		PV_CM_SLOTS,);
 
 int pv_mlx5_flow_init_types(PyObject *m)
 {

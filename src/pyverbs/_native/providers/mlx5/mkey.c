@@ -53,19 +53,10 @@ static int sig_crc_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sig_crc_slots[] = {
-	{ Py_tp_doc, "Mlx5SigCrc(crc_type=0, seed=0)\n--\n\n"
-		     "A CRC signature (struct mlx5dv_sig_crc)." },
-	{ Py_tp_init, sig_crc_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_crc_spec = {
-	.name = MKEY_MOD "Mlx5SigCrc",
-	.basicsize = sizeof(struct sig_crc_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sig_crc_slots,
-};
+PV_TYPE_SPEC(sig_crc, MKEY_MOD "Mlx5SigCrc", struct sig_crc_obj,
+	     "Mlx5SigCrc(crc_type=0, seed=0)\n--\n\n"
+	     "A CRC signature (struct mlx5dv_sig_crc).",
+	     { Py_tp_init, sig_crc_init },);
 
 struct sig_t10dif_obj {
 	PyObject_HEAD
@@ -94,20 +85,11 @@ static int sig_t10dif_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sig_t10dif_slots[] = {
-	{ Py_tp_doc, "Mlx5SigT10Dif(bg_type=0, bg=0, app_tag=0, ref_tag=0, "
-		     "flags=0)\n--\n\n"
-		     "A T10-DIF signature (struct mlx5dv_sig_t10dif)." },
-	{ Py_tp_init, sig_t10dif_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_t10dif_spec = {
-	.name = MKEY_MOD "Mlx5SigT10Dif",
-	.basicsize = sizeof(struct sig_t10dif_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sig_t10dif_slots,
-};
+PV_TYPE_SPEC(sig_t10dif, MKEY_MOD "Mlx5SigT10Dif", struct sig_t10dif_obj,
+	     "Mlx5SigT10Dif(bg_type=0, bg=0, app_tag=0, ref_tag=0, "
+	     "flags=0)\n--\n\n"
+	     "A T10-DIF signature (struct mlx5dv_sig_t10dif).",
+	     { Py_tp_init, sig_t10dif_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5SigBlockDomain, Mlx5SigBlockAttr                                */
@@ -160,24 +142,16 @@ static int sig_domain_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sig_domain_slots[] = {
-	{ Py_tp_doc, "Mlx5SigBlockDomain(sig_type=0, dif=None, crc=None, "
-		     "block_size=0, comp_mask=0)\n--\n\n"
-		     "The signature of one domain (struct "
-		     "mlx5dv_sig_block_domain); dif is an Mlx5SigT10Dif, crc "
-		     "an Mlx5SigCrc (which wins when both are given: they "
-		     "share a union)." },
-	{ Py_tp_init, sig_domain_init },
-	PV_OSLOTS_GC_SLOTS(sig_domain),
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_domain_spec = {
-	.name = MKEY_MOD "Mlx5SigBlockDomain",
-	.basicsize = sizeof(struct sig_domain_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = sig_domain_slots,
-};
+PV_GC_TYPE_SPEC(sig_domain, MKEY_MOD "Mlx5SigBlockDomain",
+		struct sig_domain_obj,
+		"Mlx5SigBlockDomain(sig_type=0, dif=None, crc=None, "
+		"block_size=0, comp_mask=0)\n--\n\n"
+		"The signature of one domain (struct "
+		"mlx5dv_sig_block_domain); dif is an Mlx5SigT10Dif, crc "
+		"an Mlx5SigCrc (which wins when both are given: they "
+		"share a union).",
+		{ Py_tp_init, sig_domain_init },
+		PV_OSLOTS_GC_SLOTS(sig_domain),);
 
 struct sig_attr_obj {
 	PyObject_HEAD
@@ -259,24 +233,15 @@ void pv_mlx5_sig_block_attr_get(PyObject *obj,
 	out->wire = sig_domain_copy(self->wire, store, 1);
 }
 
-static PyType_Slot sig_attr_slots[] = {
-	{ Py_tp_doc, "Mlx5SigBlockAttr(mem=None, wire=None, flags=0, "
-		     "check_mask=0, copy_mask=0, comp_mask=0)\n--\n\n"
-		     "The block signature of an mkey (struct "
-		     "mlx5dv_sig_block_attr): mem and wire are "
-		     "Mlx5SigBlockDomains, or None for a domain without a "
-		     "signature." },
-	{ Py_tp_init, sig_attr_init },
-	PV_OSLOTS_GC_SLOTS(sig_attr),
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_attr_spec = {
-	.name = MKEY_MOD "Mlx5SigBlockAttr",
-	.basicsize = sizeof(struct sig_attr_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = sig_attr_slots,
-};
+PV_GC_TYPE_SPEC(sig_attr, MKEY_MOD "Mlx5SigBlockAttr", struct sig_attr_obj,
+		"Mlx5SigBlockAttr(mem=None, wire=None, flags=0, "
+		"check_mask=0, copy_mask=0, comp_mask=0)\n--\n\n"
+		"The block signature of an mkey (struct "
+		"mlx5dv_sig_block_attr): mem and wire are "
+		"Mlx5SigBlockDomains, or None for a domain without a "
+		"signature.",
+		{ Py_tp_init, sig_attr_init },
+		PV_OSLOTS_GC_SLOTS(sig_attr),);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5SigErr, Mlx5MkeyErr                                             */
@@ -312,21 +277,11 @@ static const struct pv_field sig_err_fields[] = {
 	PV_FIELD_END
 };
 
-static PyType_Slot sig_err_slots[] = {
-	{ Py_tp_doc, "Mlx5SigErr(actual_value=0, expected_value=0, "
-		     "offset=0)\n--\n\n"
-		     "A signature error (struct mlx5dv_sig_err)." },
-	{ Py_tp_init, sig_err_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec sig_err_spec = {
-	.name = MKEY_MOD "Mlx5SigErr",
-	.basicsize = sizeof(struct sig_err_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sig_err_slots,
-};
+PV_DATA_SPEC(sig_err, MKEY_MOD "Mlx5SigErr", struct sig_err_obj,
+	     "Mlx5SigErr(actual_value=0, expected_value=0, "
+	     "offset=0)\n--\n\n"
+	     "A signature error (struct mlx5dv_sig_err).",
+	     { Py_tp_init, sig_err_init },);
 
 struct mkey_err_obj {
 	PyObject_HEAD
@@ -376,22 +331,12 @@ static const PyGetSetDef mkey_err_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mkey_err_slots[] = {
-	{ Py_tp_doc, "Mlx5MkeyErr(sig_err=Mlx5SigErr(), "
-		     "err_type=MLX5DV_MKEY_NO_ERR)\n--\n\n"
-		     "The result of Mlx5Mkey.mkey_check() (struct "
-		     "mlx5dv_mkey_err)." },
-	{ Py_tp_init, mkey_err_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec mkey_err_spec = {
-	.name = MKEY_MOD "Mlx5MkeyErr",
-	.basicsize = sizeof(struct mkey_err_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mkey_err_slots,
-};
+PV_DATA_SPEC(mkey_err, MKEY_MOD "Mlx5MkeyErr", struct mkey_err_obj,
+	     "Mlx5MkeyErr(sig_err=Mlx5SigErr(), "
+	     "err_type=MLX5DV_MKEY_NO_ERR)\n--\n\n"
+	     "The result of Mlx5Mkey.mkey_check() (struct "
+	     "mlx5dv_mkey_err).",
+	     { Py_tp_init, mkey_err_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5MkeyConfAttr, Mlx5MrInterleaved (no attributes, as upstream)    */
@@ -414,20 +359,12 @@ static int conf_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot conf_attr_slots[] = {
-	{ Py_tp_doc, "Mlx5MkeyConfAttr(conf_flags=0, comp_mask=0)\n--\n\n"
-		     "The configuration of Mlx5QP.wr_mkey_configure() (struct "
-		     "mlx5dv_mkey_conf_attr)." },
-	{ Py_tp_init, conf_attr_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec conf_attr_spec = {
-	.name = MKEY_MOD "Mlx5MkeyConfAttr",
-	.basicsize = sizeof(struct pv_mlx5_mkey_conf_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = conf_attr_slots,
-};
+PV_TYPE_SPEC(conf_attr, MKEY_MOD "Mlx5MkeyConfAttr",
+	     struct pv_mlx5_mkey_conf_attr,
+	     "Mlx5MkeyConfAttr(conf_flags=0, comp_mask=0)\n--\n\n"
+	     "The configuration of Mlx5QP.wr_mkey_configure() (struct "
+	     "mlx5dv_mkey_conf_attr).",
+	     { Py_tp_init, conf_attr_init },);
 
 static int mr_il_init(PyObject *o, PyObject *args, PyObject *kw)
 {
@@ -451,22 +388,14 @@ static int mr_il_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot mr_il_slots[] = {
-	{ Py_tp_doc, "Mlx5MrInterleaved(addr, bytes_count, bytes_skip, "
-		     "lkey)\n--\n\n"
-		     "One entry of an interleaved mkey layout (struct "
-		     "mlx5dv_mr_interleaved): bytes_count bytes of data at "
-		     "addr, then bytes_skip bytes skipped." },
-	{ Py_tp_init, mr_il_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec mr_il_spec = {
-	.name = MKEY_MOD "Mlx5MrInterleaved",
-	.basicsize = sizeof(struct pv_mlx5_mr_interleaved),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mr_il_slots,
-};
+PV_TYPE_SPEC(mr_il, MKEY_MOD "Mlx5MrInterleaved",
+	     struct pv_mlx5_mr_interleaved,
+	     "Mlx5MrInterleaved(addr, bytes_count, bytes_skip, "
+	     "lkey)\n--\n\n"
+	     "One entry of an interleaved mkey layout (struct "
+	     "mlx5dv_mr_interleaved): bytes_count bytes of data at "
+	     "addr, then bytes_skip bytes skipped.",
+	     { Py_tp_init, mr_il_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5Mkey                                                            */
@@ -586,23 +515,14 @@ static PyGetSetDef mkey_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mkey_slots[] = {
-	{ Py_tp_doc, "Mlx5Mkey(pd, create_flags, max_entries)\n--\n\n"
-		     "An indirect mkey (mlx5dv_create_mkey), configured by "
-		     "Mlx5QP's mkey builders.  Closed with its PD." },
-	{ Py_tp_init, mkey_init },
-	{ Py_tp_methods, mkey_methods },
-	{ Py_tp_getset, mkey_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec mkey_spec = {
-	.name = MKEY_MOD "Mlx5Mkey",
-	.basicsize = sizeof(struct pv_mlx5_mkey),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mkey_slots,
-};
+PV_GC_TYPE_SPEC(mkey, MKEY_MOD "Mlx5Mkey", struct pv_mlx5_mkey,
+		"Mlx5Mkey(pd, create_flags, max_entries)\n--\n\n"
+		"An indirect mkey (mlx5dv_create_mkey), configured by "
+		"Mlx5QP's mkey builders.  Closed with its PD.",
+		{ Py_tp_init, mkey_init },
+		{ Py_tp_methods, mkey_methods },
+		{ Py_tp_getset, mkey_getset },
+		PV_CM_SLOTS,);
 
 int pv_mlx5_mkey_init_types(PyObject *m)
 {

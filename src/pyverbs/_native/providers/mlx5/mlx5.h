@@ -26,8 +26,6 @@ struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname);
 /* context.c: Context.__init__(name=name, attr=attr) on obj (a lookup that
  * keeps the device, the object left closed).  0 or -1. */
 int pv_mlx5_ctx_lookup(PyObject *obj, PyObject *name, PyObject *attr);
-/* context.c: tp_init of attribute objects without arguments. */
-int pv_mlx5_noargs_init(PyObject *obj, PyObject *args, PyObject *kw);
 /* context.c: store vals[i] (NULL: skip) into fields[i], i < n.  0 or -1. */
 int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
 			 PyObject *const *vals, int n);
@@ -42,19 +40,9 @@ PyObject *pv_mlx5_mailbox_in(PyObject *in);
  * name pyname, dotted), for pv_add_data_type().
  */
 #define PV_MLX5_ANSWER_SPEC(var, pyname, st, doc)                       \
-	static PyType_Slot var##_slots[] = {                            \
-		{ Py_tp_doc, doc },                                     \
-		{ Py_tp_new, PyType_GenericNew },                       \
-		{ Py_tp_init, pv_mlx5_noargs_init },                    \
-		{ Py_tp_getset, NULL },                                 \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec var##_spec = {                               \
-		.name = pyname,                                         \
-		.basicsize = sizeof(st),                                \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
-		.slots = var##_slots,                                   \
-	}
+	PV_DATA_SPEC(var, pyname, st, doc,                              \
+		     { Py_tp_new, PyType_GenericNew },                  \
+		     { Py_tp_init, pv_noargs_init },)
 /* crypto.c: the struct of the Mlx5CryptoLoginAttr o; 0, or -1 with
  * TypeError. */
 int pv_mlx5_crypto_login_attr_get(PyObject *o,

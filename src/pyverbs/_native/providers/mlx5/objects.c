@@ -353,24 +353,16 @@ static PyMethodDef dvobj_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot dvobj_slots[] = {
-	{ Py_tp_doc, "Mlx5DvObj(obj_type=None, **kwargs)\n--\n\n"
-		     "mlx5dv_init_obj() views of verbs objects: see "
-		     "init_obj(); dvcq, dvqp, dvpd and dvsrq hold them." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, dvobj_init },
-	{ Py_tp_methods, dvobj_methods },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(dvobj),
-	{ 0, NULL }
-};
-
-static PyType_Spec dvobj_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_objects.Mlx5DvObj",
-	.basicsize = sizeof(struct dv_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dvobj_slots,
-};
+PV_GC_TYPE_SPEC(dvobj, "pyverbs.providers.mlx5.mlx5dv_objects.Mlx5DvObj",
+		struct dv_obj,
+		"Mlx5DvObj(obj_type=None, **kwargs)\n--\n\n"
+		"mlx5dv_init_obj() views of verbs objects: see "
+		"init_obj(); dvcq, dvqp, dvpd and dvsrq hold them.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, dvobj_init },
+		{ Py_tp_methods, dvobj_methods },
+		{ Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(dvobj),);
 
 int pv_mlx5_objects_init_types(PyObject *m)
 {

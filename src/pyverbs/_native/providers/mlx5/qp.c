@@ -543,15 +543,12 @@ static PyObject *mqp_wr_mkey_configure(PyObject *obj, PyObject *args,
 static PyObject *mqp_wr_set_mkey_access_flags(PyObject *obj, PyObject *args,
 					      PyObject *kw)
 {
-	static char *kwlist[] = { "access_flags", NULL };
 	struct mlx5dv_qp_ex *dv;
 	uint32_t access;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw,
-					 "O&:wr_set_mkey_access_flags", kwlist,
-					 pv_conv_u32, &access))
-		return NULL;
-	if (!(dv = MQP_BATCH(obj, wr_set_mkey_access_flags)))
+	if (pv_u32_arg(args, kw, "wr_set_mkey_access_flags", "access_flags",
+		       &access) ||
+	    !(dv = MQP_BATCH(obj, wr_set_mkey_access_flags)))
 		return NULL;
 	mlx5dv_wr_set_mkey_access_flags(dv, access);
 	Py_RETURN_NONE;
@@ -713,6 +710,19 @@ static struct ibv_qp *any_qp(PyObject *o)
 	return ((struct pv_qp *)o)->qp;
 }
 
+/* Parse fmt's (qp, value) arguments, value with conv: the QP's ibv_qp, or
+ * NULL with the exception. */
+static struct ibv_qp *qp_value_args(PyObject *args, PyObject *kw,
+				    const char *fmt, char **kwlist,
+				    int (*conv)(PyObject *, void *), void *val)
+{
+	PyObject *o;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &o, conv, val))
+		return NULL;
+	return any_qp(o);
+}
+
 static PyObject *mqp_query_lag_port(PyObject *unused, PyObject *args,
 				    PyObject *kw)
 {
@@ -737,13 +747,12 @@ static PyObject *mqp_modify_lag_port(PyObject *unused, PyObject *args,
 {
 	static char *kwlist[] = { "qp", "port_num", NULL };
 	struct ibv_qp *qp;
-	PyObject *o;
 	uint8_t port;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:modify_lag_port",
-					 kwlist, &o, pv_conv_u8, &port) ||
-	    !(qp = any_qp(o)))
+	qp = qp_value_args(args, kw, "OO&:modify_lag_port", kwlist,
+			   pv_conv_u8, &port);
+	if (!qp)
 		return NULL;
 	rc = mlx5dv_modify_qp_lag_port(qp, port);
 	if (rc)
@@ -803,12 +812,11 @@ static PyObject *mqp_modify_udp_sport(PyObject *unused, PyObject *args,
 	static char *kwlist[] = { "qp", "udp_sport", NULL };
 	struct ibv_qp *qp;
 	uint16_t sport;
-	PyObject *o;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:modify_udp_sport",
-					 kwlist, &o, pv_conv_u16, &sport) ||
-	    !(qp = any_qp(o)))
+	qp = qp_value_args(args, kw, "OO&:modify_udp_sport", kwlist,
+			   pv_conv_u16, &sport);
+	if (!qp)
 		return NULL;
 	rc = mlx5dv_modify_qp_udp_sport(qp, sport);
 	if (rc)
@@ -848,13 +856,11 @@ static PyObject *mqp_modify_dci_stream_channel_id(PyObject *unused,
 	static char *kwlist[] = { "qp", "stream_id", NULL };
 	struct ibv_qp *qp;
 	uint16_t stream;
-	PyObject *o;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw,
-					 "OO&:modify_dci_stream_channel_id",
-					 kwlist, &o, pv_conv_u16, &stream) ||
-	    !(qp = any_qp(o)))
+	qp = qp_value_args(args, kw, "OO&:modify_dci_stream_channel_id", kwlist,
+			   pv_conv_u16, &stream);
+	if (!qp)
 		return NULL;
 	rc = mlx5dv_dci_stream_id_reset(qp, stream);
 	if (rc)
@@ -955,25 +961,16 @@ static PyMethodDef mqp_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot mqp_slots[] = {
-	{ Py_tp_doc, "Mlx5QP(context, init_attr, dv_init_attr)\n--\n\n"
-		     "A QP created by mlx5dv_create_qp() on any Context with "
-		     "a QPInitAttrEx and an Mlx5DVQPInitAttr (or None); its "
-		     "mlx5 builders need IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in "
-		     "init_attr.comp_mask." },
-	{ Py_tp_init, mqp_init },
-	{ Py_tp_methods, mqp_methods },
-	{ Py_tp_traverse, mqp_traverse },
-	{ Py_tp_clear, mqp_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec mqp_spec = {
-	.name = MLX5DV_MOD "Mlx5QP",
-	.basicsize = sizeof(struct mlx5_qp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mqp_slots,
-};
+PV_GC_TYPE_SPEC(mqp, MLX5DV_MOD "Mlx5QP", struct mlx5_qp,
+		"Mlx5QP(context, init_attr, dv_init_attr)\n--\n\n"
+		"A QP created by mlx5dv_create_qp() on any Context with "
+		"a QPInitAttrEx and an Mlx5DVQPInitAttr (or None); its "
+		"mlx5 builders need IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in "
+		"init_attr.comp_mask.",
+		{ Py_tp_init, mqp_init },
+		{ Py_tp_methods, mqp_methods },
+		{ Py_tp_traverse, mqp_traverse },
+		{ Py_tp_clear, mqp_clear },);
 
 int pv_mlx5_qp_init_types(PyObject *m)
 {

@@ -103,23 +103,14 @@ static const struct pv_field dci_streams_fields[] = {
 	PV_FIELD_END
 };
 
-static PyType_Slot dci_streams_slots[] = {
-	{ Py_tp_doc, "Mlx5DCIStreamInitAttr(log_num_concurent=0, "
-		     "log_num_errored=0)\n--\n\n"
-		     "The DCI streams of a DC QP (struct mlx5dv_dci_streams): "
-		     "log2 of the stream channels and of the errored ones "
-		     "before the DCI moves to error." },
-	{ Py_tp_init, dci_streams_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec dci_streams_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DCIStreamInitAttr",
-	.basicsize = sizeof(struct dci_streams_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = dci_streams_slots,
-};
+PV_DATA_SPEC(dci_streams, "pyverbs.providers.mlx5.mlx5dv.Mlx5DCIStreamInitAttr",
+	     struct dci_streams_obj,
+	     "Mlx5DCIStreamInitAttr(log_num_concurent=0, "
+	     "log_num_errored=0)\n--\n\n"
+	     "The DCI streams of a DC QP (struct mlx5dv_dci_streams): "
+	     "log2 of the stream channels and of the errored ones "
+	     "before the DCI moves to error.",
+	     { Py_tp_init, dci_streams_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DVDCInitAttr                                                    */
@@ -182,23 +173,14 @@ static const PyGetSetDef dc_init_attr_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot dc_init_attr_slots[] = {
-	{ Py_tp_doc, "Mlx5DVDCInitAttr(dc_type=MLX5DV_DCTYPE_DCI, "
-		     "dct_access_key=0, dci_streams=None)\n--\n\n"
-		     "The DC part of an mlx5 QP's init attributes (struct "
-		     "mlx5dv_dc_init_attr).  dct_access_key and dci_streams "
-		     "share their memory, as in C." },
-	{ Py_tp_init, dc_init_attr_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec dc_init_attr_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVDCInitAttr",
-	.basicsize = sizeof(struct dc_init_attr_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = dc_init_attr_slots,
-};
+PV_DATA_SPEC(dc_init_attr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVDCInitAttr",
+	     struct dc_init_attr_obj,
+	     "Mlx5DVDCInitAttr(dc_type=MLX5DV_DCTYPE_DCI, "
+	     "dct_access_key=0, dci_streams=None)\n--\n\n"
+	     "The DC part of an mlx5 QP's init attributes (struct "
+	     "mlx5dv_dc_init_attr).  dct_access_key and dci_streams "
+	     "share their memory, as in C.",
+	     { Py_tp_init, dc_init_attr_init },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DVQPInitAttr                                                    */
@@ -264,25 +246,16 @@ static const PyGetSetDef qp_init_attr_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot qp_init_attr_slots[] = {
-	{ Py_tp_doc, "Mlx5DVQPInitAttr(comp_mask=0, create_flags=0, "
-		     "dc_init_attr=None, send_ops_flags=0)\n--\n\n"
-		     "The mlx5 init attributes of an Mlx5QP (struct "
-		     "mlx5dv_qp_init_attr).  From dc_init_attr, the DC type "
-		     "is copied, then the DCI streams when comp_mask has "
-		     "MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS, else the DCT "
-		     "access key." },
-	{ Py_tp_init, qp_init_attr_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec qp_init_attr_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5DVQPInitAttr",
-	.basicsize = sizeof(struct pv_mlx5_dv_qp_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = qp_init_attr_slots,
-};
+PV_DATA_SPEC(qp_init_attr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVQPInitAttr",
+	     struct pv_mlx5_dv_qp_init_attr,
+	     "Mlx5DVQPInitAttr(comp_mask=0, create_flags=0, "
+	     "dc_init_attr=None, send_ops_flags=0)\n--\n\n"
+	     "The mlx5 init attributes of an Mlx5QP (struct "
+	     "mlx5dv_qp_init_attr).  From dc_init_attr, the DC type "
+	     "is copied, then the DCI streams when comp_mask has "
+	     "MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS, else the DCT "
+	     "access key.",
+	     { Py_tp_init, qp_init_attr_init },);
 
 int pv_mlx5_qp_attr_init_types(PyObject *m)
 {

@@ -154,25 +154,17 @@ static const struct pv_oslot attr_oslots[] = {
 
 PV_OSLOTS_GC(attr, attr_oslots)
 
-static PyType_Slot attr_slots[] = {
-	{ Py_tp_doc, "Mlx5dvSchedAttr(parent_sched_node=None, bw_share=0, "
-		     "max_avg_bw=0, flags=0, comp_mask=0)\n--\n\n"
-		     "The attributes of a scheduling element (struct "
-		     "mlx5dv_sched_attr); parent_sched_node None for the "
-		     "root." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, attr_init },
-	PV_OSLOTS_GC_SLOTS(attr),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec attr_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedAttr",
-	.basicsize = sizeof(struct sched_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = attr_slots,
-};
+PV_GC_TYPE_SPEC(attr, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedAttr",
+		struct sched_attr,
+		"Mlx5dvSchedAttr(parent_sched_node=None, bw_share=0, "
+		"max_avg_bw=0, flags=0, comp_mask=0)\n--\n\n"
+		"The attributes of a scheduling element (struct "
+		"mlx5dv_sched_attr); parent_sched_node None for the "
+		"root.",
+		{ Py_tp_new, PyType_GenericNew },
+		{ Py_tp_init, attr_init },
+		PV_OSLOTS_GC_SLOTS(attr),
+		{ Py_tp_getset, NULL },);
 
 /* ---- Mlx5dvSchedNode, Mlx5dvSchedLeaf ---- */
 
@@ -318,43 +310,27 @@ static PyGetSetDef elem_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot node_slots[] = {
-	{ Py_tp_doc, "Mlx5dvSchedNode(context, sched_attr)\n--\n\n"
-		     "A scheduling node (mlx5dv_sched_node_create), a child "
-		     "of its Context and of its parent node." },
-	{ Py_tp_init, elem_init },
-	{ Py_tp_methods, elem_methods },
-	{ Py_tp_getset, elem_getset },
-	{ Py_tp_traverse, elem_traverse },
-	{ Py_tp_clear, elem_clear },
-	{ 0, NULL }
-};
+PV_GC_TYPE_SPEC(node, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedNode",
+		struct sched_elem,
+		"Mlx5dvSchedNode(context, sched_attr)\n--\n\n"
+		"A scheduling node (mlx5dv_sched_node_create), a child "
+		"of its Context and of its parent node.",
+		{ Py_tp_init, elem_init },
+		{ Py_tp_methods, elem_methods },
+		{ Py_tp_getset, elem_getset },
+		{ Py_tp_traverse, elem_traverse },
+		{ Py_tp_clear, elem_clear },);
 
-static PyType_Spec node_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedNode",
-	.basicsize = sizeof(struct sched_elem),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = node_slots,
-};
-
-static PyType_Slot leaf_slots[] = {
-	{ Py_tp_doc, "Mlx5dvSchedLeaf(context, sched_attr)\n--\n\n"
-		     "A scheduling leaf (mlx5dv_sched_leaf_create), to which "
-		     "QPs connect (Mlx5QP.modify_qp_sched_elem)." },
-	{ Py_tp_init, elem_init },
-	{ Py_tp_methods, elem_methods },
-	{ Py_tp_getset, elem_getset },
-	{ Py_tp_traverse, elem_traverse },
-	{ Py_tp_clear, elem_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec leaf_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedLeaf",
-	.basicsize = sizeof(struct sched_elem),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = leaf_slots,
-};
+PV_GC_TYPE_SPEC(leaf, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedLeaf",
+		struct sched_elem,
+		"Mlx5dvSchedLeaf(context, sched_attr)\n--\n\n"
+		"A scheduling leaf (mlx5dv_sched_leaf_create), to which "
+		"QPs connect (Mlx5QP.modify_qp_sched_elem).",
+		{ Py_tp_init, elem_init },
+		{ Py_tp_methods, elem_methods },
+		{ Py_tp_getset, elem_getset },
+		{ Py_tp_traverse, elem_traverse },
+		{ Py_tp_clear, elem_clear },);
 
 int pv_mlx5_sched_init_types(PyObject *m)
 {

@@ -96,21 +96,12 @@ static PyGetSetDef var_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot var_slots[] = {
-	{ Py_tp_doc, "Mlx5VAR(context, flags=0)\n--\n\n"
-		     "A virtio access region (mlx5dv_alloc_var)." },
-	{ Py_tp_init, var_init },
-	{ Py_tp_getset, var_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec var_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5VAR",
-	.basicsize = sizeof(struct mlx5_var),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = var_slots,
-};
+PV_GC_TYPE_SPEC(var, "pyverbs.providers.mlx5.mlx5dv.Mlx5VAR", struct mlx5_var,
+		"Mlx5VAR(context, flags=0)\n--\n\n"
+		"A virtio access region (mlx5dv_alloc_var).",
+		{ Py_tp_init, var_init },
+		{ Py_tp_getset, var_getset },
+		PV_CM_SLOTS,);
 
 /* ---- Mlx5PP ---- */
 
@@ -184,22 +175,13 @@ static PyGetSetDef pp_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot pp_slots[] = {
-	{ Py_tp_doc, "Mlx5PP(context, pp_context, flags=0)\n--\n\n"
-		     "A packet pacing entry (mlx5dv_pp_alloc); pp_context is "
-		     "its PRM context (bytes or an object with __bytes__)." },
-	{ Py_tp_init, pp_init },
-	{ Py_tp_getset, pp_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec pp_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5PP",
-	.basicsize = sizeof(struct mlx5_pp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = pp_slots,
-};
+PV_GC_TYPE_SPEC(pp, "pyverbs.providers.mlx5.mlx5dv.Mlx5PP", struct mlx5_pp,
+		"Mlx5PP(context, pp_context, flags=0)\n--\n\n"
+		"A packet pacing entry (mlx5dv_pp_alloc); pp_context is "
+		"its PRM context (bytes or an object with __bytes__).",
+		{ Py_tp_init, pp_init },
+		{ Py_tp_getset, pp_getset },
+		PV_CM_SLOTS,);
 
 /* ---- Mlx5UAR ---- */
 
@@ -289,21 +271,12 @@ static PyGetSetDef uar_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot uar_slots[] = {
-	{ Py_tp_doc, "Mlx5UAR(context, flags=0)\n--\n\n"
-		     "A DevX user access region (mlx5dv_devx_alloc_uar)." },
-	{ Py_tp_init, uar_init },
-	{ Py_tp_getset, uar_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec uar_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5UAR",
-	.basicsize = sizeof(struct mlx5_uar),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = uar_slots,
-};
+PV_GC_TYPE_SPEC(uar, "pyverbs.providers.mlx5.mlx5dv.Mlx5UAR", struct mlx5_uar,
+		"Mlx5UAR(context, flags=0)\n--\n\n"
+		"A DevX user access region (mlx5dv_devx_alloc_uar).",
+		{ Py_tp_init, uar_init },
+		{ Py_tp_getset, uar_getset },
+		PV_CM_SLOTS,);
 
 int pv_mlx5_uar_init_types(PyObject *m)
 {

@@ -89,24 +89,16 @@ static void vattr_dealloc(PyObject *obj)
 	Py_DECREF(tp);
 }
 
-static PyType_Slot vattr_slots[] = {
-	{ Py_tp_doc, "Mlx5VfioAttr(pci_name, flags=0, comp_mask=0)\n--\n\n"
-		     "Which VFIO device to open (struct "
-		     "mlx5dv_vfio_context_attr): the PCI name "
-		     "('0000:08:00.0') and MLX5DV_VFIO_CTX_FLAGS_*." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, vattr_init },
-	{ Py_tp_dealloc, vattr_dealloc },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec vattr_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5_vfio.Mlx5VfioAttr",
-	.basicsize = sizeof(struct vfio_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = vattr_slots,
-};
+PV_TYPE_SPEC(vattr, "pyverbs.providers.mlx5.mlx5_vfio.Mlx5VfioAttr",
+	     struct vfio_attr,
+	     "Mlx5VfioAttr(pci_name, flags=0, comp_mask=0)\n--\n\n"
+	     "Which VFIO device to open (struct "
+	     "mlx5dv_vfio_context_attr): the PCI name "
+	     "('0000:08:00.0') and MLX5DV_VFIO_CTX_FLAGS_*.",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, vattr_init },
+	     { Py_tp_dealloc, vattr_dealloc },
+	     { Py_tp_getset, NULL },);
 
 /* ---- Mlx5VfioContext ---- */
 
@@ -210,22 +202,14 @@ static PyMethodDef vctx_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot vctx_slots[] = {
-	{ Py_tp_doc, "Mlx5VfioContext(attr)\n--\n\n"
-		     "An mlx5 context over the VFIO device that the "
-		     "Mlx5VfioAttr attr names." },
-	{ Py_tp_init, vctx_init },
-	{ Py_tp_methods, vctx_methods },
-	{ 0, NULL }
-};
-
-static PyType_Spec vctx_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5_vfio.Mlx5VfioContext",
-	.basicsize = sizeof(struct pv_context),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	/* GC and its slots: inherited from the base */
-	.slots = vctx_slots,
-};
+/* GC and its slots: inherited from the base */
+PV_TYPE_SPEC(vctx, "pyverbs.providers.mlx5.mlx5_vfio.Mlx5VfioContext",
+	     struct pv_context,
+	     "Mlx5VfioContext(attr)\n--\n\n"
+	     "An mlx5 context over the VFIO device that the "
+	     "Mlx5VfioAttr attr names.",
+	     { Py_tp_init, vctx_init },
+	     { Py_tp_methods, vctx_methods },);
 
 int pv_mlx5_vfio_init_types(PyObject *m)
 {

@@ -111,21 +111,12 @@ static PyMethodDef seg_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot seg_slots[] = {
-	{ Py_tp_doc, "WqeSeg()\n--\n\n"
-		     "The base of the WQE segments (abstract: sizeof() is 0)." },
-	{ Py_tp_new, seg_new },
-	{ Py_tp_methods, seg_methods },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec seg_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.WqeSeg",
-	.basicsize = sizeof(struct wqe_seg),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = seg_slots,
-};
+PV_GC_TYPE_SPEC(seg, "pyverbs.providers.mlx5.mlx5dv.WqeSeg", struct wqe_seg,
+		"WqeSeg()\n--\n\n"
+		"The base of the WQE segments (abstract: sizeof() is 0).",
+		{ Py_tp_new, seg_new },
+		{ Py_tp_methods, seg_methods },
+		PV_CM_SLOTS,);
 
 /*
  * The big-endian fields of the segments: one getter and one setter walk
@@ -284,24 +275,16 @@ static PyGetSetDef ctrl_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot ctrl_slots[] = {
-	{ Py_tp_doc, "WqeCtrlSeg(pi=0, opcode=0, opmod=0, qp_num=0, "
-		     "fm_ce_se=0, ds=0, signature=0, imm=0)\n--\n\n"
-		     "A WQE control segment (struct mlx5_wqe_ctrl_seg) filled "
-		     "by mlx5dv_set_ctrl_seg." },
-	{ Py_tp_init, ctrl_init },
-	{ Py_tp_methods, ctrl_methods },
-	{ Py_tp_getset, ctrl_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec ctrl_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.WqeCtrlSeg",
-	.basicsize = sizeof(struct wqe_seg),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ctrl_slots,
-};
+PV_GC_TYPE_SPEC(ctrl, "pyverbs.providers.mlx5.mlx5dv.WqeCtrlSeg",
+		struct wqe_seg,
+		"WqeCtrlSeg(pi=0, opcode=0, opmod=0, qp_num=0, "
+		"fm_ce_se=0, ds=0, signature=0, imm=0)\n--\n\n"
+		"A WQE control segment (struct mlx5_wqe_ctrl_seg) filled "
+		"by mlx5dv_set_ctrl_seg.",
+		{ Py_tp_init, ctrl_init },
+		{ Py_tp_methods, ctrl_methods },
+		{ Py_tp_getset, ctrl_getset },
+		PV_CM_SLOTS,);
 
 /* ---- WqeDataSeg ---- */
 
@@ -359,23 +342,15 @@ static PyGetSetDef data_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot data_slots[] = {
-	{ Py_tp_doc, "WqeDataSeg(length=0, lkey=0, addr=0)\n--\n\n"
-		     "A WQE data segment (struct mlx5_wqe_data_seg) filled by "
-		     "mlx5dv_set_data_seg." },
-	{ Py_tp_init, data_init },
-	{ Py_tp_methods, data_methods },
-	{ Py_tp_getset, data_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec data_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.WqeDataSeg",
-	.basicsize = sizeof(struct wqe_seg),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = data_slots,
-};
+PV_GC_TYPE_SPEC(data, "pyverbs.providers.mlx5.mlx5dv.WqeDataSeg",
+		struct wqe_seg,
+		"WqeDataSeg(length=0, lkey=0, addr=0)\n--\n\n"
+		"A WQE data segment (struct mlx5_wqe_data_seg) filled by "
+		"mlx5dv_set_data_seg.",
+		{ Py_tp_init, data_init },
+		{ Py_tp_methods, data_methods },
+		{ Py_tp_getset, data_getset },
+		PV_CM_SLOTS,);
 
 /* ------------------------------------------------------------------ */
 /* Wqe                                                                 */
@@ -549,26 +524,17 @@ static PyGetSetDef wqe_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot wqe_slots[] = {
-	{ Py_tp_doc, "Wqe(segments, addr=0)\n--\n\n"
-		     "A WQE made of segments (WqeSeg instances or raw bytes in "
-		     "the device's format), copied one after the other into a "
-		     "buffer of pyverbs, or to the raw address addr when given "
-		     "(an unwritable address raises PyverbsUserError)." },
-	{ Py_tp_init, wqe_init },
-	{ Py_tp_getset, wqe_getset },
-	{ Py_tp_str, wqe_str },
-	{ Py_tp_traverse, wqe_traverse },
-	{ Py_tp_clear, wqe_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec wqe_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Wqe",
-	.basicsize = sizeof(struct wqe),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = wqe_slots,
-};
+PV_GC_TYPE_SPEC(wqe, "pyverbs.providers.mlx5.mlx5dv.Wqe", struct wqe,
+		"Wqe(segments, addr=0)\n--\n\n"
+		"A WQE made of segments (WqeSeg instances or raw bytes in "
+		"the device's format), copied one after the other into a "
+		"buffer of pyverbs, or to the raw address addr when given "
+		"(an unwritable address raises PyverbsUserError).",
+		{ Py_tp_init, wqe_init },
+		{ Py_tp_getset, wqe_getset },
+		{ Py_tp_str, wqe_str },
+		{ Py_tp_traverse, wqe_traverse },
+		{ Py_tp_clear, wqe_clear },);
 
 /* ------------------------------------------------------------------ */
 /* Mlx5Cqe64                                                           */
@@ -694,23 +660,14 @@ static PyGetSetDef cqe64_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot cqe64_slots[] = {
-	{ Py_tp_doc, "Mlx5Cqe64(addr)\n--\n\n"
-		     "A view of the 64-byte CQE at the raw address addr; an "
-		     "address that cannot be read raises PyverbsUserError." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cqe64_init },
-	{ Py_tp_methods, cqe64_methods },
-	{ Py_tp_getset, cqe64_getset },
-	{ 0, NULL }
-};
-
-static PyType_Spec cqe64_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5Cqe64",
-	.basicsize = sizeof(struct cqe64),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = cqe64_slots,
-};
+PV_TYPE_SPEC(cqe64, "pyverbs.providers.mlx5.mlx5dv.Mlx5Cqe64", struct cqe64,
+	     "Mlx5Cqe64(addr)\n--\n\n"
+	     "A view of the 64-byte CQE at the raw address addr; an "
+	     "address that cannot be read raises PyverbsUserError.",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, cqe64_init },
+	     { Py_tp_methods, cqe64_methods },
+	     { Py_tp_getset, cqe64_getset },);
 
 int pv_mlx5_wqe_init_types(PyObject *m)
 {
