@@ -435,8 +435,10 @@ static int modify_init(PyObject *obj, PyObject *args, PyObject *kw)
 		PyMem_Free(buf);
 		return -1;
 	}
+	/* the 8-byte PRM actions, already in the device's byte order */
 	a = mlx5dv_dr_action_create_modify_header(dom->domain, flags,
-						  n * sizeof(*buf), buf);
+						  n * sizeof(*buf),
+						  (__be64 *)buf);
 	PyMem_Free(buf);
 	return act_finish1(self, a, "mlx5dv_dr_action_create_modify_header",
 			   "Failed to create dr action modify header",
