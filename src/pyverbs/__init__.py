@@ -1,7 +1,35 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""pyverbs: the Python API over rdma-core (libibverbs, librdmacm).
+"""pyverbs: the Python API over rdma-core (libibverbs, librdmacm, and the
+mlx5 and efa direct verbs).
 
 This is pyverbs-c: upstream pyverbs's modules, classes and printed formats,
 with the native layer written in C against the CPython C API.
 """
 __version__ = '0.1.0'
+
+# rdma-core's runtime libraries the extension links, and where they come
+# from: a missing one is named with the package that provides it.
+_RUNTIME = {
+    'libibverbs.so.1': ('libibverbs1 ibverbs-providers', 'libibverbs'),
+    'librdmacm.so.1': ('librdmacm1', 'librdmacm'),
+    'libmlx5.so.1': ('ibverbs-providers', 'libibverbs'),
+    'libefa.so.1': ('ibverbs-providers', 'libibverbs'),
+}
+
+
+def _load_native():
+    try:
+        from pyverbs import _verbs      # noqa: F401 -- loads rdma-core
+    except ImportError as ex:
+        for lib, (deb, rpm) in _RUNTIME.items():
+            if lib in str(ex):
+                raise ImportError(
+                    f'pyverbs needs rdma-core\'s {lib}, which could not be '
+                    f'loaded ({ex}); install it: Debian/Ubuntu: apt install '
+                    f'{deb}; Fedora/RHEL: dnf install {rpm}',
+                    name=ex.name, path=ex.path) from ex
+        raise
+
+
+_load_native()
+del _load_native
