@@ -109,3 +109,14 @@ def test_no_header_inline_provider_call_as_symbol():
                 f[7].split('@')[0]):
             bad.append(f[7])
     assert not bad, bad
+
+
+def test_needs_only_rdma_core_and_libc():
+    """At run time the extension needs rdma-core's libraries and libc,
+    nothing else (no libpython: the interpreter provides it)."""
+    needed = re.findall(r'\(NEEDED\)\s+Shared library: \[([^\]]+)\]',
+                        _readelf('-d', _verbs.__file__))
+    allowed = {'libibverbs.so.1', 'librdmacm.so.1', 'libmlx5.so.1',
+               'libefa.so.1', 'libc.so.6'}
+    assert 'libibverbs.so.1' in needed
+    assert set(needed) <= allowed, needed
