@@ -27,8 +27,8 @@ The examples using random run under a fixed seed.
 
 On Soft-RoCE everything runs but what rxe lacks: mlx5 (PyverbsUserError
 'This is not an MLX5 device', or errno EOPNOTSUPP for the objects asked of a
-plain Context), XRC, extended CQs with CVLAN, flow steering (errno
-EOPNOTSUPP).  The DM examples check max_dm_size first: on rxe it is 0 and
+plain Context), XRC, extended CQs with CVLAN, flow steering, parent domains
+and importing a context (PyverbsRDMAError, errno EOPNOTSUPP).  The DM examples check max_dm_size first: on rxe it is 0 and
 they do nothing, which test_dm_examples_guarded checks beside what DM()
 itself says there.
 """
@@ -80,11 +80,11 @@ EXPECTED = {
     'Create an mlx5 QP': NOT_MLX5,
     'Create an mlx5 CQ': NOT_MLX5,
     'CMID': None,
-    'ParentDomain': None,
+    'ParentDomain': UNSUPPORTED,  # rxe has no parent domains
     'MLX5 VAR': UNSUPPORTED,
     'MLX5 PP': NOT_MLX5,
     'MLX5 UAR': UNSUPPORTED,
-    'Import device, PD and MR': None,
+    'Import device, PD and MR': UNSUPPORTED,  # rxe can't import a context
     'Flow and FlowAttr': UNSUPPORTED,
     'Ethernet spec': None,
     'MLX5 DevX Objects': NOT_MLX5,
@@ -267,7 +267,26 @@ def test_dm_examples_guarded(ctx):
     # has none, and DM() itself says so cleanly
     from pyverbs.device import DM, AllocDmAttr
     assert ctx.query_device_ex().max_dm_size == 0
-    check_raises(UNSUPPORTED, lambda: DM(ctx, AllocDmAttr(4)))
+    check_raises((PyverbsUserError, None, "doesn't support dm"),
+                 lambda: DM(ctx, AllocDmAttr(4)))
+
+
+def test_import_refused_by_libibverbs_itself(ctx):
+    # the import example's EOPNOTSUPP is the provider's answer, not ours:
+    # libibverbs called directly says the same
+    import ctypes
+    lib = ctypes.CDLL('libibverbs.so.1', use_errno=True)
+    lib.ibv_import_device.restype = ctypes.c_void_p
+    lib.ibv_import_device.argtypes = [ctypes.c_int]
+    lib.ibv_close_device.argtypes = [ctypes.c_void_p]
+    fd = os.dup(ctx.cmd_fd)
+    got = lib.ibv_import_device(fd)
+    err = ctypes.get_errno()
+    if got:
+        lib.ibv_close_device(got)  # the context owns fd then
+        pytest.fail('ibv_import_device() worked: the README example should')
+    os.close(fd)
+    assert err == errno.EOPNOTSUPP
 
 
 @pytest.mark.skipif(not EXAMPLES, reason=NO_README)
