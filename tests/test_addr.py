@@ -411,6 +411,13 @@ def test_ah_attr_init_from_ud_param_refuses_non_udparam():
     ((None,), {}),
     ((AHAttr(),), {}),
     ((object(),), {'attr': AHAttr()}),
+    # attr may come second positionally (pyverbs-c); the rest stays keyword
+    # only, a PD is still needed, and attr is given once
+    ((object(), AHAttr()), {}),
+    ((None, AHAttr()), {}),
+    ((object(), AHAttr()), {'attr': AHAttr()}),
+    ((object(), AHAttr(), None), {}),
+    ((object(), AHAttr(), None, None, 1), {}),
 ])
 def test_ah_bad_arguments(args, kwargs):
     with pytest.raises(TypeError):
@@ -459,8 +466,18 @@ def test_create_ah_bad_attr_fails(ctx, pd, port, gid_index):
 
 def test_ah_argument_checks(ctx, pd, port, gid_index):
     attr = roce_attr(ctx, port, gid_index)
+    # positional attr (upstream: keyword only; its README writes it so)
+    with AH(pd, attr) as ah:
+        assert ah.ah != 0 and ah.pd is pd
+    for bad in (GlobalRoute(), None, 1, 'attr'):
+        with pytest.raises(TypeError, match='attr must be an AHAttr|no attr'):
+            AH(pd, bad)
     with pytest.raises(TypeError):
-        AH(pd, attr)  # keyword only, as upstream
+        AH(pd, attr, attr=attr)
+    with pytest.raises(TypeError):
+        AH(pd, attr, None)
+    with pytest.raises(PyverbsUserError):
+        AH(pd, attr, port_num=1)
     with pytest.raises(TypeError):
         AH(pd, attr=GlobalRoute())
     with pytest.raises(TypeError):

@@ -297,11 +297,40 @@ def test_recv_wr_close_and_subclass():
 # ---------------------------------------------------------------- SendWR
 
 def test_send_wr_needs_sge():
-    for kw in ({}, {'num_sge': 1}, {'num_sge': 0, 'sg': sges(1)},
-               {'opcode': e.IBV_WR_RDMA_WRITE}, {'sg': []}):
+    for kw in ({'num_sge': 1}, {'num_sge': 0, 'sg': sges(1)},
+               {'opcode': e.IBV_WR_RDMA_WRITE}, {'sg': []},
+               {'opcode': e.IBV_WR_RDMA_WRITE_WITH_IMM},
+               {'opcode': e.IBV_WR_SEND, 'sg': []},
+               {'opcode': e.IBV_WR_SEND, 'num_sge': 2}):
         with pytest.raises(PyverbsUserError,
                            match='A WR needs at least one SGE'):
             SendWR(**kw)
+
+
+@pytest.mark.parametrize('kw', [{}, {'sg': None}, {'num_sge': 0},
+                                {'opcode': e.IBV_WR_SEND_WITH_IMM,
+                                 'imm_data': 7},
+                                {'wr_id': 3, 'sg': None, 'num_sge': 0}])
+def test_send_wr_zero_length_send(kw):
+    # pyverbs-c: a SEND given no sg at all is a zero-length send (upstream
+    # refuses it, yet its README posts SendWR()); num_sge 0, no SGE
+    w = SendWR(**kw)
+    assert w.num_sge == 0 and w.sg_list == []
+    assert w.opcode == kw.get('opcode', e.IBV_WR_SEND)
+    # SGEs can still be given afterwards
+    w.sg_list = sges(2)
+    assert w.num_sge == 2 and len(w.sg_list) == 2
+    # re-initialising back to no SGE drops them
+    w.__init__()
+    assert w.num_sge == 0 and w.sg_list == []
+
+
+@pytest.mark.parametrize('kw', [{'sg': 1}, {'sg': 'sge'}, {'num_sge': 'x'},
+                                {'num_sge': 1.0}, {'wr_id': None},
+                                {'opcode': 1.5}, {'sg': [None]}])
+def test_send_wr_zero_length_bad_types(kw):
+    with pytest.raises(TypeError):
+        SendWR(**kw)
 
 
 @pytest.mark.parametrize('op', [e.IBV_WR_LOCAL_INV, e.IBV_WR_BIND_MW,
@@ -516,7 +545,9 @@ def test_send_wr_reinit():
     assert (w.wr_id, w.num_sge, w.opcode, w.rdma_remote_addr) == \
         (0, 0, e.IBV_WR_LOCAL_INV, 0)
     with pytest.raises(PyverbsUserError):
-        w.__init__()
+        w.__init__(opcode=e.IBV_WR_RDMA_WRITE)
+    w.__init__()  # a zero-length send (pyverbs-c)
+    assert (w.num_sge, w.opcode) == (0, e.IBV_WR_SEND)
 
 
 def test_long_chain_dealloc():

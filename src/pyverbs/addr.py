@@ -8,7 +8,8 @@ such a string or 16 raw bytes will do; the dgid/sgid attributes read back as
 strings, as upstream's do.
 
 AH(pd, attr=AHAttr) or AH(pd, wc=WC, grh=<address or GRH>, port_num=N); the
-AH is closed when its PD is.
+AH is closed when its PD is.  Beyond upstream, attr may also come second
+positionally, AH(pd, ah_attr), as upstream's README writes it.
 """
 from pyverbs._verbs import GID, GRH, GlobalRoute, AHAttr, AH
 from pyverbs._unimplemented import fill_missing

@@ -9,6 +9,8 @@ is LOCAL_INV, BIND_MW or SEND_WITH_INV).
 
 Beyond upstream:
   - num_sge defaults to len(sg), and sg may be a single SGE;
+  - a SEND or SEND_WITH_IMM given no sg at all (SendWR(), as upstream's
+    README posts it) is a zero-length send: num_sge 0, sg_list NULL;
   - SendWR takes keyword shortcuts for the address of the operation:
     SendWR(sg=..., ah=ah, remote_qpn=n, remote_qkey=k) is set_wr_ud(),
     SendWR(sg=..., remote_addr=a, rkey=r) is set_wr_rdma(),

@@ -661,13 +661,17 @@ static int ah_get_grh(PyObject *v, struct ibv_grh *out)
 
 static int ah_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
+	/*
+	 * attr may also come second positionally (AH(pd, ah_attr), as
+	 * upstream's README writes it); wc, grh, port_num stay keywords.
+	 */
 	static char *kwlist[] = { "pd", "attr", "wc", "grh", "port_num",
 				  NULL };
 	struct pv_ah *self = (struct pv_ah *)obj;
 	PyObject *pdo, *attr = NULL, *wc = NULL, *grh = NULL, *port = NULL;
 	struct pv_pd *pd;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOO:AH", kwlist, &pdo,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOO:AH", kwlist, &pdo,
 					 &attr, &wc, &grh, &port))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
@@ -776,13 +780,14 @@ static PyObject *ah_repr(PyObject *obj)
 }
 
 static PyType_Slot ah_slots[] = {
-	{ Py_tp_doc, "AH(pd, *, attr=None, wc=None, grh=None, port_num=None)"
+	{ Py_tp_doc, "AH(pd, attr=None, *, wc=None, grh=None, port_num=None)"
 		     "\n--\n\n"
 		     "An address handle on a PD.  Either attr (an AHAttr; "
 		     "ibv_create_ah), or\nwc (a received WC), grh (the address "
 		     "of the 40 bytes of GRH at the start\nof the receive "
 		     "buffer, or a GRH) and port_num "
-		     "(ibv_create_ah_from_wc)." },
+		     "(ibv_create_ah_from_wc).\nattr may be passed second "
+		     "positionally (upstream: keyword only)." },
 	{ Py_tp_init, ah_init },
 	{ Py_tp_getset, ah_getset },
 	{ Py_tp_repr, ah_repr },

@@ -142,8 +142,15 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	/* no Python code runs from here on */
 	if (pv_wr_sg_collect("SendWR", v[SW_SG], &num_sge, &items, &none, one))
 		return -1;
-	/* as upstream: only these opcodes may carry no data */
-	if ((num_sge < 1 || none) && opcode != IBV_WR_LOCAL_INV &&
+	/*
+	 * Upstream lets only these opcodes carry no data.  pyverbs-c also
+	 * takes a send given no SGE list at all (SendWR(), as upstream's own
+	 * README posts it): a zero-length send, num_sge 0 and sg_list NULL.
+	 */
+	if (none && !num_sge &&
+	    (opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM))
+		;
+	else if ((num_sge < 1 || none) && opcode != IBV_WR_LOCAL_INV &&
 	    opcode != IBV_WR_BIND_MW && opcode != IBV_WR_SEND_WITH_INV) {
 		pv_raise_user("A WR needs at least one SGE");
 		return -1;
@@ -156,6 +163,8 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	wr.sg_list = self->wr.sg_list;
 	if (pv_wr_sg_store(&wr.sg_list, self->sge_inline, items, num_sge))
 		return -1;
+	if (!num_sge)
+		wr.sg_list = NULL;	/* nothing for the provider to read */
 	wr.num_sge = num_sge;
 	self->wr = wr;
 	self->sg_cap = num_sge;
@@ -475,7 +484,8 @@ static PyType_Slot sendwr_slots[] = {
 		     "when num_sge is not given).  A WR\nneeds at least one "
 		     "SGE "
 		     "unless its opcode is LOCAL_INV, BIND_MW or\n"
-		     "SEND_WITH_INV.  imm_data is stored as given (network "
+		     "SEND_WITH_INV, or it is a SEND / SEND_WITH_IMM given no "
+		     "sg at all\n(a zero-length send, sg_list NULL).  imm_data is stored as given (network "
 		     "order is the\ncaller's business, as upstream).\n\n"
 		     "Keyword shortcuts (pyverbs-c): ah=, remote_qpn=, "
 		     "remote_qkey= do\nset_wr_ud(); compare_add=, swap= with "
