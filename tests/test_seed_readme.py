@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """Every code example of upstream pyverbs's README, run as written.
 
-The README (the seed the project was founded on, shared/seeds/) is read and
-its ```python blocks are extracted when the tests run; nothing of it is
-copied here.  A block ends at the next fence; a ```python line always opens a
+The README (a seed the project was founded on; its unchanged copy is
+tests/data/upstream-pyverbs-README.md) is read and its ```python blocks are
+extracted when the tests run; nothing of it is copied into this file.  A block ends at the next fence; a ```python line always opens a
 new block (the SRQ example's fence is never closed), and a '## ' heading
 names the blocks after it wherever it is.  Some blocks show the printed
 output after the code: a block's code is its longest run of leading lines
@@ -33,7 +33,6 @@ they do nothing, which test_dm_examples_guarded checks beside what DM()
 itself says there.
 """
 import errno
-import glob
 import os
 import random
 import re
@@ -49,6 +48,7 @@ from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 from example_run import env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE_DATA = os.path.join(ROOT, 'tests', 'data')
 DEVICE_NAMES = ('mlx5_0', 'ibp0s8f0', 'rocep0s8f0', 'rocep8s0f0')
 README_ADDR = '11.137.14.124'
 README_GID_INDEX = re.compile(r'\b(gid_index = 3|index=3)\b')
@@ -92,24 +92,10 @@ EXPECTED = {
 
 
 def readme_path():
-    """The seed README: $PYVERBS_SEED_README, else the file of shared/seeds
-    (beside the checkout or /work/shared) that is upstream pyverbs's
-    README; None when there is none."""
-    where = os.environ.get('PYVERBS_SEED_README')
-    if where:
-        return where
-    for seeds in (os.path.join(ROOT, 'shared', 'seeds'),
-                  os.path.join(ROOT, '..', '..', 'shared', 'seeds'),
-                  '/work/shared/seeds'):
-        for path in sorted(glob.glob(os.path.join(seeds, '*'))):
-            try:
-                with open(path, encoding='utf-8') as f:
-                    head = f.read(200)
-            except (OSError, UnicodeDecodeError):
-                continue
-            if head.startswith('# Pyverbs\n') and 'rdma-core' in head:
-                return path
-    return None
+    """The seed README: $PYVERBS_SEED_README, else the copy kept in
+    tests/data (tests/data/SOURCES.md says where it comes from)."""
+    return os.environ.get('PYVERBS_SEED_README') or os.path.join(
+        HERE_DATA, 'upstream-pyverbs-README.md')
 
 
 # a line of printed output: 'Name of a field      : value'
@@ -183,7 +169,7 @@ def examples():
 
 
 EXAMPLES = dict(examples())
-NO_README = 'the seed README (shared/seeds/) is not on this machine'
+NO_README = 'the seed README (tests/data) is missing'
 
 
 def fill_in(code, dev_name, gid_index, tmp_path, addr='192.0.2.1'):
