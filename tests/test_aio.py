@@ -1,0 +1,348 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""pyverbs.aio: awaited completions, device events and CM events.
+
+Host tests check the arguments; device tests (the Soft-RoCE VM) move real
+RC traffic with awaited completions, cancel waits, await a port event and
+drive an rdma_cm connection rxe0 -> rxe1 from one event loop."""
+import asyncio
+import os
+import subprocess
+import time
+
+import pytest
+
+import pyverbs.cm_enums as ce
+import pyverbs.enums as e
+from pyverbs import aio
+from pyverbs.cmid import AddrInfo, CMEventChannel, CMID, ConnParam
+from pyverbs.cq import CQ, CompChannel
+from pyverbs.pyverbs_error import PyverbsUserError
+from pyverbs.qp import QPCap, QPInitAttr
+
+from rdma_helpers import pair, recv_wr, send_wr
+
+IP0, IP1 = '192.0.2.1', '192.0.2.2'
+
+
+def run(coro, timeout=120):
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+# ------------------------------------------------------------------- host
+
+def test_argument_checks():
+    async def bad(coro, exc, match=None):
+        with pytest.raises(exc, match=match):
+            await coro
+
+    async def main():
+        await bad(aio.poll(None), TypeError, 'cq must be a CQ')
+        await bad(aio.poll(object()), TypeError, 'cq must be a CQ')
+        await bad(aio.get_async_event(None), TypeError,
+                  'ctx must be a Context')
+        await bad(aio.get_cm_event('x'), TypeError,
+                  'channel must be a CMEventChannel')
+        it = aio.completions(5)
+        await bad(it.__anext__(), TypeError, 'cq must be a CQ')
+    asyncio.run(main())
+
+
+def test_nothing_registered_after_argument_errors():
+    assert not aio._waiting
+
+
+# ----------------------------------------------------------------- device
+
+def test_argument_checks_on_a_cq(ctx):
+    async def main():
+        with CQ(ctx, 4) as cq:
+            with pytest.raises(PyverbsUserError, match='no completion'):
+                await aio.poll(cq)
+        with pytest.raises(PyverbsUserError, match='closed'):
+            await aio.poll(cq)
+        with CompChannel(ctx) as ch, CQ(ctx, 4, None, ch, 0) as cq:
+            with pytest.raises(ValueError):
+                await aio.poll(cq, 0)
+            with pytest.raises(TypeError):
+                await aio.poll(cq, 1.5)
+            with pytest.raises(TypeError):
+                await aio.poll(cq, True)
+            # one waiter per descriptor and loop
+            t = asyncio.ensure_future(aio.poll(cq))
+            await asyncio.sleep(0.05)
+            assert not t.done()
+            with pytest.raises(PyverbsUserError, match='already awaited'):
+                await aio.poll(cq)
+            t.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await t
+            assert not aio._waiting
+            assert cq.num_events == 0
+    run(main())
+
+
+def test_awaited_send_recv(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, with_channel=True)
+
+    async def main():
+        for i in range(20):
+            b.qp.post_recv(recv_wr(b, wr_id=i))
+            a.qp.post_send(send_wr(a, b'aio %02d' % i, wr_id=100 + i))
+            (wc,) = await aio.poll(b.cq)
+            assert (wc.status, wc.wr_id, wc.byte_len) == \
+                (e.IBV_WC_SUCCESS, i, 6)
+            assert b.mr.read(6, 0) == b'aio %02d' % i
+            (wc,) = await aio.poll(a.cq)
+            assert (wc.status, wc.wr_id) == (e.IBV_WC_SUCCESS, 100 + i)
+        assert a.cq.num_events == b.cq.num_events == 0
+    with a, b:
+        run(main())
+
+
+def test_many_messages_from_a_slow_peer_cost_little_cpu(ctx):
+    """10,000 sends in bursts with pauses: the receiver, its reposting and
+    the sender all wait through aio in one thread; the process's CPU time
+    stays well under the wall time (a busy loop would use all of it)."""
+    depth, burst, total, pause = 512, 250, 10000, 0.25
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, with_channel=True,
+                depth=depth, cq_depth=2 * depth, sq_sig_all=0)
+    # built once: posting copies them
+    rwr = recv_wr(b, wr_id=1)
+    burst_wrs = [send_wr(a, wr_id=i, length=64,
+                         send_flags=0 if i < burst - 1
+                         else e.IBV_SEND_SIGNALED) for i in range(burst)]
+
+    async def receiver(state):
+        b.qp.post_recv([recv_wr(b, wr_id=1) for i in range(depth)])
+        got = 0
+        async for wc in aio.completions(b.cq, 64):
+            assert wc.status == e.IBV_WC_SUCCESS, wc
+            got += 1
+            b.qp.post_recv(rwr)
+            state['received'] = got
+            state['event'].set()
+            if got == total:
+                return got
+
+    async def sender(state):
+        sent = 0
+        while sent < total:
+            # never more in flight than the receiver has buffers for
+            while sent - state['received'] > depth - burst:
+                state['event'].clear()
+                await state['event'].wait()
+            a.qp.post_send(burst_wrs)
+            (wc,) = await aio.poll(a.cq)
+            assert wc.status == e.IBV_WC_SUCCESS and wc.wr_id == burst - 1
+            sent += burst
+            await asyncio.sleep(pause)      # the slow peer
+        return sent
+
+    async def main():
+        state = {'received': 0, 'event': asyncio.Event()}
+        return await asyncio.gather(receiver(state), sender(state))
+
+    with a, b:
+        wall0, cpu0 = time.monotonic(), time.process_time()
+        assert run(main(), 600) == [total, total]
+        wall, cpu = time.monotonic() - wall0, time.process_time() - cpu0
+        assert a.cq.num_events == b.cq.num_events == 0
+    print(f'{total} messages: wall {wall:.2f} s, cpu {cpu:.2f} s')
+    assert wall >= (total // burst - 1) * pause
+    assert cpu < 0.5 * wall, (cpu, wall)
+
+
+def test_cancelled_wait_leaves_the_cq_usable(ctx):
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, with_channel=True)
+
+    async def main():
+        # a wait cancelled with nothing to take
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(aio.poll(b.cq), 0.2)
+        assert not aio._waiting
+        # the CQ is still armed: the completion raises an event that
+        # stays on the channel until the next wait takes and acks it
+        b.qp.post_recv(recv_wr(b, wr_id=1))
+        a.qp.post_send(send_wr(a, b'one'))
+        (wc,) = await aio.poll(a.cq)
+        await asyncio.sleep(0.2)
+        (wc,) = await aio.poll(b.cq)
+        assert wc.wr_id == 1 and wc.status == e.IBV_WC_SUCCESS
+        assert b.cq.num_events == 0
+        # a task cancelled while it waits, then traffic: delivered
+        t = asyncio.ensure_future(aio.poll(b.cq))
+        await asyncio.sleep(0.1)
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        b.qp.post_recv(recv_wr(b, wr_id=2))
+        a.qp.post_send(send_wr(a, b'two'))
+        await aio.poll(a.cq)
+        (wc,) = await aio.poll(b.cq)
+        assert wc.wr_id == 2 and b.mr.read(3, 0) == b'two'
+        # a wait cancelled while an event is pending on the channel
+        b.cq.req_notify()
+        b.qp.post_recv(recv_wr(b, wr_id=3))
+        a.qp.post_send(send_wr(a, b'three'))
+        await aio.poll(a.cq)
+        await asyncio.sleep(0.2)
+        t = asyncio.ensure_future(aio.poll(b.cq))
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        assert b.cq.num_events == 0
+    with a, b:
+        run(main())
+        # every event taken was acked: nothing left to ack
+        with pytest.raises(PyverbsUserError, match='only 0 events'):
+            b.cq.ack_events(1)
+        assert a.cq.num_events == b.cq.num_events == 0
+
+
+def test_async_device_event_port_down_up(dev_names):
+    """Taking rxe1's netdev down raises IBV_EVENT_PORT_ERR on rxe1, up
+    again IBV_EVENT_PORT_ACTIVE (rxe reports the link state)."""
+    if 'rxe1' not in dev_names:
+        pytest.skip('needs rxe1 on veth1 (the Soft-RoCE VM)')
+    from pyverbs.device import Context
+
+    def link(state):
+        subprocess.run(['ip', 'link', 'set', 'veth1', state], check=True)
+
+    async def main(ctx):
+        link('down')
+        try:
+            # (GID changes may come first)
+            while True:
+                ev = await asyncio.wait_for(aio.get_async_event(ctx), 20)
+                if ev.event_type == e.IBV_EVENT_PORT_ERR:
+                    break
+        finally:
+            link('up')
+        while True:
+            ev = await asyncio.wait_for(aio.get_async_event(ctx), 20)
+            if ev.event_type == e.IBV_EVENT_PORT_ACTIVE:
+                break
+        assert not aio._waiting
+
+    with Context(name='rxe1') as ctx:
+        try:
+            asyncio.run(main(ctx))
+        finally:
+            for _ in range(200):
+                if ctx.query_port(1).state == e.IBV_PORT_ACTIVE:
+                    break
+                time.sleep(0.05)
+
+
+@pytest.fixture
+def cm(dev_names):
+    """As in test_cmid: 192.0.2.1 -> 192.0.2.2 needs accept_local."""
+    for conf in ('all', 'veth0', 'veth1'):
+        path = f'/proc/sys/net/ipv4/conf/{conf}/accept_local'
+        if os.path.exists(path):
+            try:
+                with open(path, 'w') as f:
+                    f.write('1')
+            except OSError:
+                pass
+    return dev_names
+
+
+class _Side:
+    """A CMID's PD, CQ on a CompChannel and MR, for awaited traffic."""
+    def __init__(self, cid):
+        self.ch = CompChannel(cid.context)
+        self.cq = CQ(cid.context, 16, None, self.ch, 0)
+        cid.create_qp(QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq,
+                                 rcq=self.cq,
+                                 cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+        self.mr = cid.reg_msgs(64)
+        self.cid = cid
+
+    def close(self):
+        self.cid.close()
+        for o in (self.mr, self.cq, self.ch):
+            o.close()
+
+
+def test_cm_connect_accept_in_one_loop(cm):
+    """Server on rxe1 (192.0.2.2), client on rxe0: every CM event and
+    every completion awaited, both sides as coroutines of one loop."""
+    port = '18541'
+
+    async def expect(ch, etype):
+        ev = await asyncio.wait_for(aio.get_cm_event(ch), 20)
+        assert ev.event_type == etype, ev.event_str()
+        return ev
+
+    async def server(sch, listening, sides):
+        lid = CMID(creator=sch, port_space=ce.RDMA_PS_TCP)
+        sides['lid'] = lid
+        lid.bind_addr(AddrInfo(src=IP1, src_service=port,
+                               port_space=ce.RDMA_PS_TCP,
+                               flags=ce.RAI_PASSIVE))
+        lid.listen()
+        listening.set()
+        ev = await expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+        s = sides['s'] = _Side(CMID(creator=ev, listen_id=lid))
+        ev.ack_cm_event()
+        assert s.cid.dev_name == 'rxe1'
+        s.cid.post_recv(s.mr)
+        s.cid.accept(ConnParam())
+        (await expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
+        (wc,) = await aio.poll(s.cq)
+        assert wc.status == e.IBV_WC_SUCCESS and wc.byte_len == 64
+        got = s.mr.read(64, 0)
+        s.mr.write(b'S' * 64, 64)
+        s.cid.post_send(s.mr, length=64)
+        (wc,) = await aio.poll(s.cq)
+        assert wc.status == e.IBV_WC_SUCCESS
+        (await expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        return got
+
+    async def client(cch, listening, sides):
+        await asyncio.wait_for(listening.wait(), 20)
+        cid = CMID(creator=cch, port_space=ce.RDMA_PS_TCP)
+        sides['cid'] = cid
+        cid.resolve_addr(AddrInfo(src=IP0, dst=IP1, dst_service=port,
+                                  port_space=ce.RDMA_PS_TCP))
+        (await expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)).close()
+        cid.resolve_route()
+        (await expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED)).close()
+        c = sides['c'] = _Side(cid)
+        assert cid.dev_name == 'rxe0'
+        cid.post_recv(c.mr)
+        cid.connect(ConnParam())
+        (await expect(cch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
+        c.mr.write(b'C' * 64, 64)
+        cid.post_send(c.mr, length=64)
+        wcs = []
+        while len(wcs) < 2:             # the send's and the reply's
+            wcs += await aio.poll(c.cq)
+        assert all(w.status == e.IBV_WC_SUCCESS for w in wcs)
+        got = c.mr.read(64, 0)
+        cid.disconnect()
+        (await expect(cch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        return got
+
+    sch, cch = CMEventChannel(), CMEventChannel()
+    sides = {}
+
+    async def main():
+        listening = asyncio.Event()
+        return await asyncio.gather(server(sch, listening, sides),
+                                    client(cch, listening, sides))
+    try:
+        assert run(main()) == [b'C' * 64, b'S' * 64]
+        assert sch.nonblocking and cch.nonblocking
+        assert not aio._waiting
+    finally:
+        for k in ('c', 's'):
+            if k in sides:
+                sides[k].close()
+        for k in ('cid', 'lid'):
+            if k in sides:
+                sides[k].close()
+        cch.close()
+        sch.close()
