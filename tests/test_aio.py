@@ -16,8 +16,12 @@ import pyverbs.enums as e
 from pyverbs import aio
 from pyverbs.cmid import AddrInfo, CMEventChannel, CMID, ConnParam
 from pyverbs.cq import CQ, CompChannel
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsUserError
-from pyverbs.qp import QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
 
 from rdma_helpers import pair, recv_wr, send_wr
 
@@ -204,8 +208,6 @@ def test_async_device_event_port_down_up(dev_names):
     again IBV_EVENT_PORT_ACTIVE (rxe reports the link state)."""
     if 'rxe1' not in dev_names:
         pytest.skip('needs rxe1 on veth1 (the Soft-RoCE VM)')
-    from pyverbs.device import Context
-
     def link(state):
         subprocess.run(['ip', 'link', 'set', 'veth1', state], check=True)
 
@@ -336,5 +338,123 @@ def test_cm_connect_accept_in_one_loop(cm):
         for k in ('cid', 'child', 'lid'):
             if k in sides:
                 sides[k].close()
+        cch.close()
+        sch.close()
+
+
+class _ExtQP:
+    """An RC QP on a Context of our own (not the CMID's), with a CQ on a
+    CompChannel: the CM only carries its number and its attributes."""
+    def __init__(self, dev_name):
+        self.ctx = Context(name=dev_name)
+        self.pd = PD(self.ctx)
+        self.ch = CompChannel(self.ctx)
+        self.cq = CQ(self.ctx, 16, None, self.ch, 0)
+        self.mr = MR(self.pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
+        self.qp = QP(self.pd, QPInitAttr(
+            qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+            cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+        self.sge = SGE(self.mr.buf, 64, self.mr.lkey)
+
+    def move(self, cid, *states):
+        for st in states:
+            attr, mask = cid.init_qp_attr(st)
+            self.qp.modify(attr, mask)
+
+    def post_recv(self):
+        self.qp.post_recv(RecvWR(wr_id=1, num_sge=1, sg=[self.sge]))
+
+    def post_send(self, data):
+        self.mr.write(data, len(data))
+        self.qp.post_send(SendWR(wr_id=2, num_sge=1, sg=[self.sge],
+                                 send_flags=e.IBV_SEND_SIGNALED))
+
+    def close(self):
+        for o in (self.qp, self.mr, self.cq, self.ch, self.pd, self.ctx):
+            o.close()
+
+
+def test_rc_across_devices_with_awaited_completions(cm):
+    """rxe0 -> rxe1 (the CM resolves the path between the two devices):
+    QPs of our own on CQs with channels, connected through awaited CM
+    events, one message each way through awaited completions."""
+    port = '18542'
+
+    async def expect(ch, etype):
+        ev = await asyncio.wait_for(aio.get_cm_event(ch), 20)
+        assert ev.event_type == etype, ev.event_str()
+        return ev
+
+    async def one(side, status=e.IBV_WC_SUCCESS):
+        (wc,) = await asyncio.wait_for(aio.poll(side.cq), 20)
+        assert wc.status == status, wc
+        return wc
+
+    async def server(sch, listening, objs):
+        lid = objs['lid'] = CMID(creator=sch, port_space=ce.RDMA_PS_TCP)
+        lid.bind_addr(AddrInfo(src=IP1, src_service=port,
+                               port_space=ce.RDMA_PS_TCP,
+                               flags=ce.RAI_PASSIVE))
+        lid.listen()
+        listening.set()
+        ev = await expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+        child = objs['child'] = CMID(creator=ev, listen_id=lid)
+        ev.ack_cm_event()
+        s = objs['s'] = _ExtQP(child.dev_name)
+        assert s.ctx.name == 'rxe1'
+        s.move(child, e.IBV_QPS_INIT)
+        s.post_recv()
+        s.move(child, e.IBV_QPS_RTR, e.IBV_QPS_RTS)
+        child.accept(ConnParam(qp_num=s.qp.qp_num))
+        (await expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
+        wc = await one(s)
+        assert wc.opcode == e.IBV_WC_RECV and wc.byte_len == 64
+        got = s.mr.read(64, 0)
+        s.post_send(b'S' * 64)
+        await one(s)
+        (await expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        child.disconnect()
+        return got
+
+    async def client(cch, listening, objs):
+        await asyncio.wait_for(listening.wait(), 20)
+        cid = objs['cid'] = CMID(creator=cch, port_space=ce.RDMA_PS_TCP)
+        cid.resolve_addr(AddrInfo(src=IP0, dst=IP1, dst_service=port,
+                                  port_space=ce.RDMA_PS_TCP))
+        (await expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)).close()
+        cid.resolve_route()
+        (await expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED)).close()
+        c = objs['c'] = _ExtQP(cid.dev_name)
+        assert c.ctx.name == 'rxe0'
+        c.move(cid, e.IBV_QPS_INIT)
+        c.post_recv()
+        cid.connect(ConnParam(qp_num=c.qp.qp_num))
+        (await expect(cch, ce.RDMA_CM_EVENT_CONNECT_RESPONSE)).close()
+        c.move(cid, e.IBV_QPS_RTR, e.IBV_QPS_RTS)
+        cid.establish()
+        c.post_send(b'C' * 64)
+        wcs = [await one(c), await one(c)]
+        assert sorted(w.opcode for w in wcs) == \
+            sorted([e.IBV_WC_SEND, e.IBV_WC_RECV])
+        got = c.mr.read(64, 0)
+        cid.disconnect()
+        (await expect(cch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        return got
+
+    sch, cch = CMEventChannel(), CMEventChannel()
+    objs = {}
+
+    async def main():
+        listening = asyncio.Event()
+        return await asyncio.gather(server(sch, listening, objs),
+                                    client(cch, listening, objs))
+    try:
+        assert run(main()) == [b'C' * 64, b'S' * 64]
+        for k in ('c', 's'):
+            assert objs[k].cq.num_events == 0
+    finally:
+        for k in ('c', 's', 'cid', 'child', 'lid'):
+            if k in objs:
+                objs[k].close()
         cch.close()
         sch.close()
