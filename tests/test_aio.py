@@ -5,7 +5,6 @@ Host tests check the arguments; device tests (the Soft-RoCE VM) move real
 RC traffic with awaited completions, cancel waits, await a port event and
 drive an rdma_cm connection rxe0 -> rxe1 from one event loop."""
 import asyncio
-import os
 import subprocess
 import time
 
@@ -24,6 +23,7 @@ from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 from rdma_helpers import pair, recv_wr, send_wr
+from test_cmid import cm  # noqa: F401 -- the fixture
 
 IP0, IP1 = '192.0.2.1', '192.0.2.2'
 
@@ -237,18 +237,34 @@ def test_async_device_event_port_down_up(dev_names):
                 time.sleep(0.05)
 
 
-@pytest.fixture
-def cm(dev_names):
-    """As in test_cmid: 192.0.2.1 -> 192.0.2.2 needs accept_local."""
-    for conf in ('all', 'veth0', 'veth1'):
-        path = f'/proc/sys/net/ipv4/conf/{conf}/accept_local'
-        if os.path.exists(path):
-            try:
-                with open(path, 'w') as f:
-                    f.write('1')
-            except OSError:
-                pass
-    return dev_names
+async def _expect(ch, etype):
+    ev = await asyncio.wait_for(aio.get_cm_event(ch), 20)
+    assert ev.event_type == etype, ev.event_str()
+    return ev
+
+
+def _run_cm(server, client, objs):
+    """Run server(sch, listening, objs) and client(cch, listening, objs)
+    in one loop; return their results.  Closes everything in objs and
+    both channels afterwards."""
+    sch, cch = CMEventChannel(), CMEventChannel()
+
+    async def main():
+        listening = asyncio.Event()
+        objs['replied'] = asyncio.Event()
+        return await asyncio.gather(server(sch, listening, objs),
+                                    client(cch, listening, objs))
+    try:
+        res = run(main())
+        assert sch.nonblocking and cch.nonblocking
+        assert not aio._waiting
+        return res
+    finally:
+        for k in ('c', 's', 'cid', 'child', 'lid'):
+            if k in objs:
+                objs[k].close()
+        cch.close()
+        sch.close()
 
 
 def _qp_attr():
@@ -263,11 +279,6 @@ def test_cm_connect_accept_in_one_loop(cm):
     forms a close cycle CMID -> Context -> CQ -> CMID in this build)."""
     port = '18541'
 
-    async def expect(ch, etype):
-        ev = await asyncio.wait_for(aio.get_cm_event(ch), 20)
-        assert ev.event_type == etype, ev.event_str()
-        return ev
-
     async def server(sch, listening, sides):
         lid = CMID(creator=sch, port_space=ce.RDMA_PS_TCP)
         sides['lid'] = lid
@@ -276,7 +287,7 @@ def test_cm_connect_accept_in_one_loop(cm):
                                flags=ce.RAI_PASSIVE))
         lid.listen()
         listening.set()
-        ev = await expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+        ev = await _expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
         child = sides['child'] = CMID(creator=ev, listen_id=lid)
         ev.ack_cm_event()
         assert child.dev_name == 'rxe1'
@@ -284,7 +295,7 @@ def test_cm_connect_accept_in_one_loop(cm):
         mr = child.reg_msgs(64)
         child.post_recv(mr)
         child.accept(ConnParam())
-        (await expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
+        (await _expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
         wc = child.get_recv_comp()
         assert wc.status == e.IBV_WC_SUCCESS and wc.byte_len == 64
         got = mr.read(64, 0)
@@ -292,7 +303,7 @@ def test_cm_connect_accept_in_one_loop(cm):
         child.post_send(mr, length=64)
         assert child.get_send_comp().status == e.IBV_WC_SUCCESS
         sides['replied'].set()
-        (await expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        (await _expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
         child.disconnect()              # answers the client's request
         return got
 
@@ -302,15 +313,15 @@ def test_cm_connect_accept_in_one_loop(cm):
         sides['cid'] = cid
         cid.resolve_addr(AddrInfo(src=IP0, dst=IP1, dst_service=port,
                                   port_space=ce.RDMA_PS_TCP))
-        (await expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)).close()
         cid.resolve_route()
-        (await expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED)).close()
         assert cid.dev_name == 'rxe0'
         cid.create_qp(_qp_attr())
         mr = cid.reg_msgs(64)
         cid.post_recv(mr)
         cid.connect(ConnParam())
-        (await expect(cch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
         mr.write(b'C' * 64, 64)
         cid.post_send(mr, length=64)
         assert cid.get_send_comp().status == e.IBV_WC_SUCCESS
@@ -319,27 +330,11 @@ def test_cm_connect_accept_in_one_loop(cm):
         assert cid.get_recv_comp().status == e.IBV_WC_SUCCESS
         got = mr.read(64, 0)
         cid.disconnect()
-        (await expect(cch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
         return got
 
-    sch, cch = CMEventChannel(), CMEventChannel()
     sides = {}
-
-    async def main():
-        listening = asyncio.Event()
-        sides['replied'] = asyncio.Event()
-        return await asyncio.gather(server(sch, listening, sides),
-                                    client(cch, listening, sides))
-    try:
-        assert run(main()) == [b'C' * 64, b'S' * 64]
-        assert sch.nonblocking and cch.nonblocking
-        assert not aio._waiting
-    finally:
-        for k in ('cid', 'child', 'lid'):
-            if k in sides:
-                sides[k].close()
-        cch.close()
-        sch.close()
+    assert _run_cm(server, client, sides) == [b'C' * 64, b'S' * 64]
 
 
 class _ExtQP:
@@ -380,11 +375,6 @@ def test_rc_across_devices_with_awaited_completions(cm):
     events, one message each way through awaited completions."""
     port = '18542'
 
-    async def expect(ch, etype):
-        ev = await asyncio.wait_for(aio.get_cm_event(ch), 20)
-        assert ev.event_type == etype, ev.event_str()
-        return ev
-
     async def one(side, status=e.IBV_WC_SUCCESS):
         (wc,) = await asyncio.wait_for(aio.poll(side.cq), 20)
         assert wc.status == status, wc
@@ -397,7 +387,7 @@ def test_rc_across_devices_with_awaited_completions(cm):
                                flags=ce.RAI_PASSIVE))
         lid.listen()
         listening.set()
-        ev = await expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
+        ev = await _expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
         child = objs['child'] = CMID(creator=ev, listen_id=lid)
         ev.ack_cm_event()
         s = objs['s'] = _ExtQP(child.dev_name)
@@ -406,13 +396,13 @@ def test_rc_across_devices_with_awaited_completions(cm):
         s.post_recv()
         s.move(child, e.IBV_QPS_RTR, e.IBV_QPS_RTS)
         child.accept(ConnParam(qp_num=s.qp.qp_num))
-        (await expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
+        (await _expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED)).close()
         wc = await one(s)
         assert wc.opcode == e.IBV_WC_RECV and wc.byte_len == 64
         got = s.mr.read(64, 0)
         s.post_send(b'S' * 64)
         await one(s)
-        (await expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        (await _expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
         child.disconnect()
         return got
 
@@ -421,15 +411,15 @@ def test_rc_across_devices_with_awaited_completions(cm):
         cid = objs['cid'] = CMID(creator=cch, port_space=ce.RDMA_PS_TCP)
         cid.resolve_addr(AddrInfo(src=IP0, dst=IP1, dst_service=port,
                                   port_space=ce.RDMA_PS_TCP))
-        (await expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)).close()
         cid.resolve_route()
-        (await expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED)).close()
         c = objs['c'] = _ExtQP(cid.dev_name)
         assert c.ctx.name == 'rxe0'
         c.move(cid, e.IBV_QPS_INIT)
         c.post_recv()
         cid.connect(ConnParam(qp_num=c.qp.qp_num))
-        (await expect(cch, ce.RDMA_CM_EVENT_CONNECT_RESPONSE)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_CONNECT_RESPONSE)).close()
         c.move(cid, e.IBV_QPS_RTR, e.IBV_QPS_RTS)
         cid.establish()
         c.post_send(b'C' * 64)
@@ -438,23 +428,10 @@ def test_rc_across_devices_with_awaited_completions(cm):
             sorted([e.IBV_WC_SEND, e.IBV_WC_RECV])
         got = c.mr.read(64, 0)
         cid.disconnect()
-        (await expect(cch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
+        (await _expect(cch, ce.RDMA_CM_EVENT_DISCONNECTED)).close()
         return got
 
-    sch, cch = CMEventChannel(), CMEventChannel()
     objs = {}
-
-    async def main():
-        listening = asyncio.Event()
-        return await asyncio.gather(server(sch, listening, objs),
-                                    client(cch, listening, objs))
-    try:
-        assert run(main()) == [b'C' * 64, b'S' * 64]
-        for k in ('c', 's'):
-            assert objs[k].cq.num_events == 0
-    finally:
-        for k in ('c', 's', 'cid', 'child', 'lid'):
-            if k in objs:
-                objs[k].close()
-        cch.close()
-        sch.close()
+    assert _run_cm(server, client, objs) == [b'C' * 64, b'S' * 64]
+    for k in ('c', 's'):
+        assert objs[k].cq.num_events == 0
