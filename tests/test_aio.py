@@ -5,6 +5,8 @@ Host tests check the arguments; device tests (the Soft-RoCE VM) move real
 RC traffic with awaited completions, cancel waits, await a port event and
 drive an rdma_cm connection rxe0 -> rxe1 from one event loop."""
 import asyncio
+import errno
+import os
 import subprocess
 import time
 
@@ -18,7 +20,7 @@ from pyverbs.cq import CQ, CompChannel
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.pyverbs_error import PyverbsUserError
+from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
@@ -82,6 +84,26 @@ def test_argument_checks_on_a_cq(ctx):
                 await t
             assert not aio._waiting
             assert cq.num_events == 0
+            # what aio relies on: with the fd non-blocking and nothing
+            # pending, get_cq_event raises EAGAIN at once and counts none
+            cq.req_notify()
+            assert not os.get_blocking(ch.fileno())
+            with pytest.raises(PyverbsRDMAError) as ex:
+                ch.get_cq_event(cq)
+            assert ex.value.error_code == errno.EAGAIN
+            assert cq.num_events == 0
+        # so does get_async_event once aio made the async fd non-blocking
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(aio.get_async_event(ctx), 0.1)
+        assert not os.get_blocking(ctx.fileno())
+        with pytest.raises(PyverbsRDMAError) as ex:
+            ctx.get_async_event()
+        assert ex.value.error_code == errno.EAGAIN
+        # a cancelled CM wait leaves no reader and the channel open
+        with CMEventChannel() as ch:
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(aio.get_cm_event(ch), 0.1)
+            assert ch.nonblocking and not aio._waiting
     run(main())
 
 
