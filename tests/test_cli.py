@@ -151,3 +151,30 @@ def test_port_beyond_count(dev_name):
     assert (got.returncode, got.stdout, got.stderr) == \
         (ref.returncode, ref.stdout, ref.stderr)
     assert got.returncode == 4
+
+
+def test_pip_install_provides_script(tmp_path):
+    """pip install . (into a fresh virtual environment that sees this
+    interpreter's packages, for meson-python) puts a working pyverbs
+    script on its bin/."""
+    pytest.importorskip('mesonpy', reason='meson-python builds the wheel '
+                        '(pip install .[test])')
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    venv = tmp_path / 'venv'
+    subprocess.run([sys.executable, '-m', 'venv', '--system-site-packages',
+                    str(venv)], check=True, timeout=120)
+    r = subprocess.run([str(venv / 'bin' / 'pip'), 'install', '-q',
+                        '--no-build-isolation', '--no-deps', root],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    clean = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    r = subprocess.run([str(venv / 'bin' / 'pyverbs'), 'devinfo', '--help'],
+                       capture_output=True, text=True, env=clean,
+                       cwd=tmp_path, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith('usage: pyverbs devinfo')
+    r = subprocess.run([str(venv / 'bin' / 'python'), '-c',
+                        'import pyverbs.cli; print(pyverbs.cli.__file__)'],
+                       capture_output=True, text=True, env=clean,
+                       cwd=tmp_path, timeout=60)
+    assert r.stdout.startswith(str(venv)), (r.stdout, r.stderr)
