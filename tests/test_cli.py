@@ -70,6 +70,21 @@ def test_unknown_device_named():
     assert r.stderr == "IB device 'no_such_dev0' wasn't found\n"
 
 
+def test_reader_gone_is_quiet():
+    """Output into a pipe nobody reads any more: exit status 1, no
+    traceback."""
+    rfd, wfd = os.pipe()
+    os.close(rfd)
+    try:
+        r = subprocess.run([sys.executable, '-m', 'pyverbs', 'devices'],
+                           stdout=wfd, stderr=subprocess.PIPE, text=True,
+                           env=env(), timeout=120)
+    finally:
+        os.close(wfd)
+    assert r.returncode == 1
+    assert r.stderr == ''
+
+
 def test_main_returns_status():
     from pyverbs.cli import main
     assert main(['devinfo', '-d', 'no_such_dev0']) == 255

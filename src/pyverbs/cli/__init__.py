@@ -8,6 +8,7 @@ adding a command is adding a module and its name to COMMANDS.
 """
 import argparse
 import importlib
+import os
 import sys
 
 # Module names, in the order --help lists them.
@@ -47,6 +48,9 @@ def main(argv=None):
     try:
         return args.func(args)
     except BrokenPipeError:
-        # Output piped into a reader that stopped early (| head).
-        sys.stderr.close()
+        # The reader of a pipe left early (| head): no traceback, and
+        # stdout pointed at /dev/null so that its flush at exit is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
         return 1
