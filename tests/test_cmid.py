@@ -620,6 +620,49 @@ def test_client_closed_first(cm):
         o.close()
 
 
+
+@pytest.mark.parametrize('first', ['cq', 'context', 'cmid', 'gc'])
+def test_qp_on_cqs_of_the_cmids_own_context(cm, first):
+    """A QP made by create_qp() on CQs of the CMID's own Context (as
+    rdma-core's CM tests build theirs): closing the CQ, or the Context that
+    owns it, destroys the QP only (the CMID stays open, without a QP);
+    closing the CMID closes everything; nothing is left behind."""
+    import gc
+    from pyverbs.cq import CQ
+    ch = CMEventChannel()
+    cid = CMID(creator=ch)
+    cid.resolve_addr(AddrInfo(src='192.0.2.1', dst='192.0.2.2',
+                              port_space=ce.RDMA_PS_TCP))
+    _expect(ch, ce.RDMA_CM_EVENT_ADDR_RESOLVED).close()
+    ctx = cid.context
+    cq = CQ(ctx, 8)
+    cid.create_qp(QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                             cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+    assert cid.qpn
+    if first == 'cq':
+        cq.close()
+        assert not cid.closed
+        assert cid.qpn is None      # the QP went with its CQ
+        cq = CQ(ctx, 8)             # and the CMID can have another
+        cid.create_qp(QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                                 cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+        assert cid.qpn
+        cid.close()
+    elif first == 'context':
+        ctx.close()
+        assert cq.closed and not cid.closed and cid.qpn is None
+        cid.close()
+    elif first == 'cmid':
+        cid.close()
+    else:
+        del ctx, cq, cid
+        gc.collect()
+        ch.close()
+        return
+    assert cq.closed and ctx.closed and cid.closed
+    ch.close()
+
+
 _EXIT_OPEN = '''
 import sys
 sys.path.insert(0, sys.argv[1])

@@ -53,6 +53,8 @@ struct pv_cmid {
 	struct pv_cm_channel *channel;	/* borrowed (an ancestor), or NULL */
 	PyObject *ctx;		/* Context wrapping id->verbs, or NULL */
 	PyObject *pd;		/* PD wrapping id->pd (or the user's), or NULL */
+	PyObject *qp;		/* the hidden owner of id->qp when it uses the
+				 * user's CQs/SRQ (cmid.c), or NULL */
 	int sync;		/* made by rdma_create_ep/rdma_get_request */
 };
 

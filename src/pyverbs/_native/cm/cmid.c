@@ -99,16 +99,69 @@ static int cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
 	return 0;
 }
 
-/* Link self to the CQs/SRQ of its QP so that closing them closes it. */
-static int cmid_link_qp_parents(struct pv_cmid *self, struct pv_obj *cqs[3])
+/*
+ * The id's QP when it uses CQs or an SRQ of the user's: a hidden lifetime
+ * object, child of the CMID and of each of them, so that closing one of
+ * them destroys the QP, not the CMID.  (The CMID itself cannot be their
+ * child: the CQs may be children of the CMID's own Context, a cycle.)
+ */
+struct cm_qp {
+	struct pv_obj obj;
+	struct pv_cmid *cmid;	/* its parent 0, while the QP lives */
+};
+
+static PyTypeObject *cm_qp_type;
+
+static int cm_qp_destroy(struct pv_obj *o)
 {
+	struct cm_qp *self = (struct cm_qp *)o;
+
+	if (self->cmid && self->cmid->id && self->cmid->id->qp)
+		rdma_destroy_qp(self->cmid->id);	/* void */
+	self->cmid = NULL;
+	return 0;
+}
+
+static PyType_Slot cm_qp_slots[] = {
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec cm_qp_spec = {
+	.name = "pyverbs.cmid._CMIDQP",
+	.basicsize = sizeof(struct cm_qp),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.slots = cm_qp_slots,
+};
+
+/* Give self's new QP its owner, linked to the CQs/SRQ of cqs (none: the
+ * CMID owns it directly).  0, or -1 with an exception set (the caller
+ * destroys the QP). */
+static int cmid_own_qp(struct pv_cmid *self, struct pv_obj *cqs[3])
+{
+	struct cm_qp *h;
 	int i;
 
+	if (!cqs[0] && !cqs[1] && !cqs[2])
+		return 0;
+	h = (struct cm_qp *)PyObject_CallNoArgs((PyObject *)cm_qp_type);
+	if (!h)
+		return -1;
+	pv_obj_setup(&h->obj, cm_qp_destroy);
+	if (pv_obj_link(&h->obj, &self->obj))
+		goto fail;
 	for (i = 0; i < 3; i++)
 		if (cqs[i] && (i != 1 || cqs[1] != cqs[0]) &&
-		    pv_obj_link(&self->obj, cqs[i]))
-			return -1;
+		    pv_obj_link(&h->obj, cqs[i]))
+			goto fail;
+	pv_obj_opened(&h->obj);
+	h->cmid = self;
+	Py_XSETREF(self->qp, (PyObject *)h);
 	return 0;
+fail:
+	pv_close(&h->obj);	/* unlinks; the QP is not its yet */
+	Py_DECREF(h);
+	return -1;
 }
 
 static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
@@ -145,7 +198,7 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 		return -1;
 	if (pd)
 		pv_set_slot(&self->pd, pdo);
-	if (cmid_link_qp_parents(self, cqs))
+	if (cmid_own_qp(self, cqs))
 		return (pv_close(&self->obj), -1);
 	return 0;
 }
@@ -171,6 +224,7 @@ static int cmid_init(PyObject *obj, PyObject *args, PyObject *kw)
 	self->channel = NULL;
 	Py_CLEAR(self->ctx);
 	Py_CLEAR(self->pd);
+	Py_CLEAR(self->qp);
 	if (creator == Py_None)
 		return 0;	/* an empty shell (upstream's inner use) */
 	if (pv_type_ok(creator, pv.AddrInfo)) {
@@ -837,7 +891,7 @@ static PyObject *cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw)
 		return pv_raise_errno("rdma_create_qp", "Failed to Create QP");
 	/* upstream shows the actual capabilities */
 	((struct pv_qp_init_attr *)o)->attr.cap = attr.cap;
-	if (cmid_link_qp_parents(self, cqs)) {
+	if (cmid_own_qp(self, cqs)) {
 		rdma_destroy_qp(self->id);
 		return NULL;
 	}
@@ -915,6 +969,7 @@ static int cmid_traverse(PyObject *obj, visitproc visit, void *arg)
 {
 	Py_VISIT(CMID(obj)->ctx);
 	Py_VISIT(CMID(obj)->pd);
+	Py_VISIT(CMID(obj)->qp);
 	return pv_cm_traverse(obj, visit, arg);
 }
 
@@ -924,6 +979,7 @@ static int cmid_clear(PyObject *obj)
 
 	Py_CLEAR(CMID(obj)->ctx);
 	Py_CLEAR(CMID(obj)->pd);
+	Py_CLEAR(CMID(obj)->qp);
 	return rc;
 }
 
@@ -1069,6 +1125,10 @@ int pv_cm_init_types(PyObject *m)
 {
 	if (pv_cm_event_init_types(m) ||
 	    pv_add_type(m, &cmid_spec, pv.PyverbsCM, &pv.CMID))
+		return -1;
+	cm_qp_type = (PyTypeObject *)PyType_FromSpecWithBases(
+		&cm_qp_spec, (PyObject *)pv.PyverbsCM);
+	if (!cm_qp_type)
 		return -1;
 	return 0;
 }
