@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""Type information: py.typed, the .pyi stubs next to the modules, and the
+text signatures of the C callables.
+
+  - mypy.stubtest compares every stub with the imported package (names,
+    signatures, defaults, class layout); tests/stubtest-allowlist.txt lists
+    what it cannot judge, with the reason for each entry.
+  - mypy type-checks examples/ against the stubs.
+  - Every public callable of pyverbs._verbs has a __text_signature__ that
+    inspect.signature() can read (help() and IDEs show it, and stubgen
+    builds the stubs from it), except those in NO_SIGNATURE, which say why.
+
+stubtest and mypy need mypy (pip install .[test]); without it those tests
+skip, saying so.
+"""
+import importlib
+import inspect
+import os
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+import pyverbs
+from pyverbs import _verbs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(pyverbs.__file__)))
+PKG = os.path.dirname(os.path.abspath(pyverbs.__file__))
+ALLOWLIST = os.path.join(HERE, 'stubtest-allowlist.txt')
+
+# Slot methods that take no text signature (CPython's own types have none
+# for these either): the context-manager protocol is fixed by the language
+# ((self) and (self, exc_type, exc, tb)), and GID.__reduce__ is pickle's.
+NO_SIGNATURE = {'__enter__', '__exit__', '__reduce__'}
+
+
+def _public_modules():
+    mods = ['pyverbs']
+    for info in pkgutil.walk_packages(pyverbs.__path__, 'pyverbs.'):
+        if not info.name.rsplit('.', 1)[-1].startswith('_') or \
+                info.name.endswith('._verbs'):
+            mods.append(info.name)
+    return mods
+
+
+def _mypy():
+    try:
+        import mypy     # noqa: F401
+    except ImportError:
+        pytest.skip('mypy is not installed (pip install .[test])')
+
+
+def _run(*args):
+    env = dict(os.environ, PYTHONPATH=SRC)
+    return subprocess.run([sys.executable, '-m', *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_py_typed_and_a_stub_per_module():
+    assert os.path.isfile(os.path.join(PKG, 'py.typed'))
+    missing = []
+    for mod in _public_modules():
+        path = os.path.join(os.path.dirname(SRC), 'src',
+                            *mod.split('.'))
+        path = os.path.join(SRC, *mod.split('.'))
+        stub = os.path.join(path, '__init__.pyi') if os.path.isdir(path) \
+            else path + '.pyi'
+        if not os.path.isfile(stub):
+            missing.append(mod)
+    assert not missing, f'modules without a .pyi stub: {missing}'
+
+
+def test_stubtest():
+    _mypy()
+    from pyverbs._unimplemented import placeholders
+    for mod in _public_modules():
+        importlib.import_module(mod)
+    filled = {m: n for m, n in placeholders().items() if n}
+    if filled:
+        pytest.skip('this build fills placeholders (a provider library was '
+                    f'missing: {sorted(filled)}); the stubs describe a full '
+                    'build')
+    r = _run('mypy.stubtest', 'pyverbs', '--allowlist', ALLOWLIST)
+    assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
+
+
+def test_mypy_examples():
+    _mypy()
+    r = _run('mypy', '--no-incremental', 'examples')
+    assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
+
+
+def test_mypy_catches_a_misuse(tmp_path):
+    """The stubs are what mypy reads: a wrong keyword and a missing
+    argument of C classes are reported (mypy ignoring the package, e.g. for
+    want of py.typed, would pass anything)."""
+    _mypy()
+    bad = tmp_path / 'bad.py'
+    bad.write_text('from pyverbs.pd import PD\n'
+                   'from pyverbs.device import Context\n'
+                   'from pyverbs.wr import SGE\n'
+                   'Context(nam="mlx5_0")\n'
+                   'SGE(0, 16)\n'
+                   'x: str = PD.__name__\n')
+    r = _run('mypy', '--no-incremental', str(bad))
+    assert r.returncode == 1, r.stdout
+    assert 'Unexpected keyword argument "nam" for "Context"' in r.stdout
+    assert 'Missing positional argument "lkey" in call to "SGE"' in \
+        r.stdout, r.stdout
+
+
+def _c_callables():
+    for name in dir(_verbs):
+        if name.startswith('_'):
+            continue
+        obj = getattr(_verbs, name)
+        if isinstance(obj, type):
+            if issubclass(obj, BaseException):
+                continue
+            yield name, obj
+            for attr, d in vars(obj).items():
+                kind = type(d).__name__
+                if kind in ('method_descriptor', 'classmethod_descriptor',
+                            'builtin_function_or_method',
+                            'staticmethod') and \
+                        (not attr.startswith('_') or attr in NO_SIGNATURE):
+                    yield f'{name}.{attr}', getattr(obj, attr)
+        elif callable(obj):
+            yield name, obj
+
+
+def test_text_signatures():
+    missing, unreadable = [], []
+    for name, obj in _c_callables():
+        if name.rsplit('.', 1)[-1] in NO_SIGNATURE:
+            continue
+        if isinstance(obj, type) and \
+                vars(obj).get('__init__') is None and \
+                obj.__text_signature__ is None and \
+                name in ('PyverbsObject', 'PyverbsCM'):
+            # abstract bases: not constructed by users, no arguments
+            continue
+        if obj.__text_signature__ is None:
+            missing.append(name)
+            continue
+        try:
+            inspect.signature(obj)
+        except (ValueError, TypeError):
+            unreadable.append(f'{name}{obj.__text_signature__}')
+    assert not missing, f'no text signature: {missing}'
+    assert not unreadable, 'inspect cannot read: ' + '\n'.join(unreadable)
