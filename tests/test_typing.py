@@ -87,8 +87,17 @@ def test_stubtest():
 
 
 def test_mypy_examples():
+    """The examples against the stubs, function bodies included
+    (--check-untyped-defs: the examples carry no annotations, and mypy
+    would skip their bodies otherwise).  Three error codes are about the
+    examples' own variables (a None default later given a str, an Optional
+    attribute used unchecked), not about pyverbs's API, and are left out;
+    wrong arguments, keywords or attributes of pyverbs are still errors."""
     _mypy()
-    r = _run('mypy', '--no-incremental', 'examples')
+    r = _run('mypy', '--no-incremental', '--check-untyped-defs',
+             '--disable-error-code', 'union-attr',
+             '--disable-error-code', 'assignment',
+             '--disable-error-code', 'operator', 'examples')
     assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
 
 
