@@ -9,6 +9,8 @@ text signatures of the C callables.
   - Every public callable of pyverbs._verbs has a __text_signature__ that
     inspect.signature() can read (help() and IDEs show it, and stubgen
     builds the stubs from it), except those in NO_SIGNATURE, which say why.
+  - meson's install (what pip and a wheel use) ships py.typed and the
+    stubs.
 
 stubtest and mypy need mypy (pip install .[test]); without it those tests
 skip, saying so.
@@ -17,6 +19,7 @@ import importlib
 import inspect
 import os
 import pkgutil
+import shutil
 import subprocess
 import sys
 
@@ -156,3 +159,29 @@ def test_text_signatures():
             unreadable.append(f'{name}{obj.__text_signature__}')
     assert not missing, f'no text signature: {missing}'
     assert not unreadable, 'inspect cannot read: ' + '\n'.join(unreadable)
+
+
+def test_install_ships_stubs(tmp_path):
+    """meson's install of the package (what `pip install .` and a wheel
+    run) carries py.typed and every .pyi: installed into a scratch
+    DESTDIR from the development build, nothing recompiled."""
+    build = os.path.join(ROOT, 'build')
+    meson = shutil.which('meson')
+    if meson is None or not os.path.isfile(os.path.join(build,
+                                                        'build.ninja')):
+        pytest.skip('needs meson and the build/ of tools/build-inplace')
+    r = subprocess.run([meson, 'install', '-C', build, '--destdir',
+                        str(tmp_path), '--no-rebuild', '--quiet'],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    found = [os.path.join(dp, f) for dp, _, fs in os.walk(tmp_path)
+             for f in fs if f == 'py.typed']
+    assert len(found) == 1, found
+    installed = os.path.dirname(found[0])
+    want = sorted(os.path.relpath(os.path.join(dp, f), PKG)
+                  for dp, _, fs in os.walk(PKG) for f in fs
+                  if f.endswith('.pyi'))
+    got = sorted(os.path.relpath(os.path.join(dp, f), installed)
+                 for dp, _, fs in os.walk(installed) for f in fs
+                 if f.endswith('.pyi'))
+    assert want and got == want
