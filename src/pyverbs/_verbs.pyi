@@ -100,7 +100,7 @@ class CMID(PyverbsCM):
     def create_qp(self, qp_init: Any) -> Any: ...
     def query_qp(self, attr_mask: int) -> Any: ...
     def init_qp_attr(self, qp_state: Any) -> Any: ...
-    def reg_msgs(self, size: Any) -> Any: ...
+    def reg_msgs(self, size: int) -> Any: ...
     def reg_read(self, size: int = 0) -> Any: ...
     def reg_write(self, size: int = 0) -> Any: ...
     def post_recv(self, mr: Any, length: int | None = None) -> Any: ...
@@ -327,7 +327,7 @@ class DeviceAttrEx(PyverbsObject):
 
 @disjoint_base
 class DmaBuf(PyverbsCM):
-    def __init__(self, size: Any, gpu: int = 0, gtt: int = 0) -> None: ...
+    def __init__(self, size: int, gpu: int = 0, gtt: int = 0) -> None: ...
     fd: Any
     drm_fd: Any
     handle: Any
@@ -474,6 +474,8 @@ class Spec(PyverbsObject):
     def __init__(self) -> None: ...
     size: Any
     spec_type: Any
+    @staticmethod
+    def type_to_str(spec_type: Any) -> Any: ...
 
 class EthSpec(Spec):
     def __init__(self, dst_mac: Any = None, dst_mac_mask: Any = None, src_mac: Any = None, src_mac_mask: Any = None, ether_type: Any = None, ether_type_mask: Any = None, vlan_tag: Any = None, vlan_tag_mask: Any = None, is_inner: int = 0) -> None: ...
@@ -485,6 +487,9 @@ class EthSpec(Spec):
     ether_type_mask: int
     vlan_tag: int
     vlan_tag_mask: int
+    MAC_LEN: int
+    MAC_MASK: str
+    ZERO_MAC: Any
 
 @disjoint_base
 class FdArr(PyverbsObject):
@@ -533,6 +538,7 @@ class GIDEntry(PyverbsObject):
     port_num: int
     gid_type: int
     ndev_ifindex: int
+    def gid_str(self) -> Any: ...
 
 @disjoint_base
 class GRH(PyverbsObject):
@@ -582,6 +588,9 @@ class Ipv6Spec(Spec):
     traffic_class_mask: int
     hop_limit: int
     hop_limit_mask: int
+    EMPTY_IPV6: Any
+    IPV6_MASK: str
+    FLOW_LABEL_MASK: int
 
 @disjoint_base
 class JoinMCAttrEx(PyverbsObject):
@@ -861,7 +870,7 @@ class Mlx5FlowActionAttr(PyverbsObject):
 
 @disjoint_base
 class Mlx5FlowMatchParameters(PyverbsObject):
-    def __init__(self, size: Any, values: Any) -> None: ...
+    def __init__(self, size: int, values: Any) -> None: ...
     def close(self) -> None: ...
 
 @disjoint_base
@@ -927,6 +936,8 @@ class QP(PyverbsCM):
     rcq: Any
     srq: Any
     qp_context: Any
+    def bind_mw(self, mw: Any, mw_bind: Any) -> Any: ...
+    def establish(self, remote_qpn: int = 0, remote_psn: int = 0, ah_attr: Any = None, *, local_psn: int = 0, port_num: int = 1, path_mtu: int = 3, pkey_index: int = 0, qkey: int = 0, qp_access_flags: int = 7, max_rd_atomic: int = 1, max_dest_rd_atomic: int = 1, min_rnr_timer: int = 12, timeout: int = 14, retry_cnt: int = 7, rnr_retry: int = 7) -> Any: ...
 
 @disjoint_base
 class QPEx(QP):
@@ -1025,7 +1036,7 @@ class Mlx5UAR(PyverbsCM):
 
 @disjoint_base
 class Mlx5UMEM(PyverbsCM):
-    def __init__(self, context: Any, size: Any, addr: int | None = None, alignment: int = 64, access: int = 0, pgsz_bitmap: int = 0, comp_mask: int = 0, dmabuf_fd: int = 0) -> None: ...
+    def __init__(self, context: Any, size: int, addr: int | None = None, alignment: int = 64, access: int = 0, pgsz_bitmap: int = 0, comp_mask: int = 0, dmabuf_fd: int = 0) -> None: ...
     umem_id: Any
     umem_addr: Any
 
@@ -1251,6 +1262,8 @@ class QPInitAttrEx(PyverbsObject):
     ind_table: Any
     hash_conf: Any
     cap: QPCap
+    def mask_to_str(self, mask: Any) -> Any: ...
+    def flags_to_str(self, flags: int) -> Any: ...
 
 @disjoint_base
 class QueryDeviceExInput(PyverbsObject):
@@ -1429,6 +1442,7 @@ class WC(PyverbsObject):
     slid: int
     sl: int
     dlid_path_bits: int
+    def raise_for_status(self, cq: Any = None) -> Any: ...
 
 @disjoint_base
 class WQ(PyverbsCM):
@@ -1509,7 +1523,7 @@ class XRCD(PyverbsCM):
 
 @disjoint_base
 class XRCDInitAttr(PyverbsObject):
-    def __init__(self, comp_mask: int, oflags: Any, fd: Any) -> None: ...
+    def __init__(self, comp_mask: int, oflags: Any, fd: int) -> None: ...
     comp_mask: Any
     oflags: Any
     fd: Any
