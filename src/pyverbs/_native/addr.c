@@ -217,7 +217,9 @@ static Py_hash_t gid_hash(PyObject *obj)
 static PyMethodDef gid_methods[] = {
 	{ "_set_gid", gid_set_gid_meth, METH_O,
 	  "_set_gid($self, val, /)\n--\n\nSet the GID from a string." },
-	{ "__reduce__", gid_reduce, METH_NOARGS, NULL },
+	{ "__reduce__", gid_reduce, METH_NOARGS,
+	  "__reduce__($self, /)\n--\n\nPickle support: rebuilt from the GID "
+	  "string." },
 	{ NULL }
 };
 

@@ -710,8 +710,9 @@ static PyMethodDef ctx_methods[] = {
 	{ "query_rt_values_ex",
 	  (PyCFunction)(void (*)(void))ctx_query_rt_values_ex,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "query_rt_values_ex($self, /, comp_mask=IBV_VALUES_MASK_RAW_CLOCK)"
+	  "query_rt_values_ex($self, /, comp_mask=1)"
 	  "\n--\n\n"
+	  "Defaults: comp_mask=IBV_VALUES_MASK_RAW_CLOCK.\n"
 	  "The device's real time values (ibv_query_rt_values_ex): the raw "
 	  "clock as a (sec, nsec) tuple." },
 	{ "get_async_event", ctx_get_async_event, METH_NOARGS,

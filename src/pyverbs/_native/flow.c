@@ -76,8 +76,9 @@ static int fa_init(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 static PyType_Slot fa_slots[] = {
-	{ Py_tp_doc, "FlowAttr(num_of_specs=0, flow_type=IBV_FLOW_ATTR_NORMAL, "
+	{ Py_tp_doc, "FlowAttr(num_of_specs=0, flow_type=0, "
 		     "priority=0, port=1, flags=0)\n--\n\n"
+		     "Defaults: flow_type=IBV_FLOW_ATTR_NORMAL.\n"
 		     "How to create a steering flow (struct ibv_flow_attr): "
 		     "its type, priority, port and flags, and the specs to "
 		     "match (specs, a list; num_of_specs must equal its "

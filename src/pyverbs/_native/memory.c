@@ -486,40 +486,40 @@ static PyObject *mem_writebe64(PyObject *m, PyObject *args, PyObject *kw)
 	  METH_VARARGS | METH_KEYWORDS, #name sig "\n--\n\n" doc }
 
 static PyMethodDef mem_functions[] = {
-	MEM_FN(malloc, "($module, /, size)",
+	MEM_FN(malloc, "(size)",
 	       "Allocate size bytes (malloc); return the address.  Release "
 	       "it with free().  Raises MemoryError."),
-	MEM_FN(posix_memalign, "($module, /, size, alignment=8)",
+	MEM_FN(posix_memalign, "(size, alignment=8)",
 	       "Allocate size zeroed bytes aligned to alignment (a power of "
 	       "two, at least 8); return the address.  Release it with "
 	       "free()."),
-	MEM_FN(free, "($module, /, ptr)",
+	MEM_FN(free, "(ptr)",
 	       "Release a block of malloc() or posix_memalign().  Any other "
 	       "address, or a block released already, raises "
 	       "PyverbsUserError; 0 does nothing."),
-	MEM_FN(mmap, "($module, /, addr=0, length=100, prot=PROT_READ_|"
+	MEM_FN(mmap, "(addr=0, length=100, prot=PROT_READ_|"
 	       "PROT_WRITE_, flags=MAP_PRIVATE_|MAP_ANONYMOUS_, fd=0, "
 	       "offset=0)",
 	       "mmap(2); return the address of the mapping.  MAP_FIXED_ "
 	       "never replaces an existing mapping: the call fails instead. "
 	       "Raises MemoryError."),
-	MEM_FN(munmap, "($module, /, addr, length)",
+	MEM_FN(munmap, "(addr, length)",
 	       "Unmap a whole mapping that mmap() returned (with the same "
 	       "length); other addresses raise PyverbsUserError."),
-	MEM_FN(read, "($module, /, addr, length, offset=0)",
+	MEM_FN(read, "(addr, length, offset=0)",
 	       "The length bytes at addr + offset, as bytes.  An unreadable "
 	       "range raises PyverbsUserError."),
-	MEM_FN(write, "($module, /, addr, data, length, offset=0)",
+	MEM_FN(write, "(addr, data, length, offset=0)",
 	       "Copy the first length bytes of data (bytes-like, or str, "
 	       "encoded as UTF-8) to addr + offset.  An unwritable range "
 	       "raises PyverbsUserError."),
-	MEM_FN(read32, "($module, /, addr, offset=0)",
+	MEM_FN(read32, "(addr, offset=0)",
 	       "The 32-bit value (host byte order) at addr + 4 * offset."),
-	MEM_FN(read64, "($module, /, addr, offset=0)",
+	MEM_FN(read64, "(addr, offset=0)",
 	       "The 64-bit value (host byte order) at addr + 8 * offset."),
-	MEM_FN(writebe32, "($module, /, addr, val, offset=0)",
+	MEM_FN(writebe32, "(addr, val, offset=0)",
 	       "Store val as 32-bit big endian at addr + 4 * offset."),
-	MEM_FN(writebe64, "($module, /, addr, val, offset=0)",
+	MEM_FN(writebe64, "(addr, val, offset=0)",
 	       "Store val as 64-bit big endian at addr + 8 * offset."),
 	{ NULL }
 };
@@ -648,23 +648,23 @@ static PyObject *dma_mmio_write64_as_be(PyObject *m, PyObject *args,
 
 static PyMethodDef dma_functions[] = {
 	{ "udma_to_dev_barrier", dma_udma_to_dev_barrier, METH_NOARGS,
-	  "udma_to_dev_barrier($module, /)\n--\n\n"
+	  "udma_to_dev_barrier()\n--\n\n"
 	  "Order the CPU's earlier stores to memory before a device reads "
 	  "it (before ringing a doorbell)." },
 	{ "udma_from_dev_barrier", dma_udma_from_dev_barrier, METH_NOARGS,
-	  "udma_from_dev_barrier($module, /)\n--\n\n"
+	  "udma_from_dev_barrier()\n--\n\n"
 	  "Order the CPU's later loads after the check that a device wrote "
 	  "memory (after seeing a valid CQE owner bit)." },
 	{ "mmio_write32_as_be",
 	  (PyCFunction)(void (*)(void))dma_mmio_write32_as_be,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "mmio_write32_as_be($module, /, addr, val)\n--\n\n"
+	  "mmio_write32_as_be(addr, val)\n--\n\n"
 	  "Store val as 32-bit big endian at addr (4-byte aligned, in a "
 	  "writable mapping such as a device register page) in one store." },
 	{ "mmio_write64_as_be",
 	  (PyCFunction)(void (*)(void))dma_mmio_write64_as_be,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "mmio_write64_as_be($module, /, addr, val)\n--\n\n"
+	  "mmio_write64_as_be(addr, val)\n--\n\n"
 	  "Store val as 64-bit big endian at addr (8-byte aligned, in a "
 	  "writable mapping such as a device register page) in one store." },
 	{ NULL }

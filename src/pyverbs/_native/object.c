@@ -377,7 +377,8 @@ static PyGetSetDef pobj_getset[] = {
 };
 
 static PyType_Slot pobj_slots[] = {
-	{ Py_tp_doc, "Base class of every pyverbs object." },
+	{ Py_tp_doc, "PyverbsObject()\n--\n\n"
+		     "Base class of every pyverbs object." },
 	{ Py_tp_methods, pobj_methods },
 	{ Py_tp_getset, pobj_getset },
 	{ 0, NULL }
@@ -441,9 +442,11 @@ static PyMethodDef cm_methods[] = {
 	  "close($self, /)\n--\n\n"
 	  "Release the underlying resource, closing dependent objects first.\n"
 	  "Calling it again does nothing." },
-	{ "__enter__", cm_enter, METH_NOARGS, NULL },
+	{ "__enter__", cm_enter, METH_NOARGS,
+	  "__enter__($self, /)\n--\n\nReturns the object." },
 	{ "__exit__", (PyCFunction)(void (*)(void))cm_exit, METH_FASTCALL,
-	  NULL },
+	  "__exit__($self, /, *exc_info)\n--\n\nCloses the object (close()), "
+	  "whatever the exception." },
 	{ NULL }
 };
 
@@ -462,7 +465,8 @@ static PyMemberDef cm_members[] = {
 };
 
 static PyType_Slot cm_slots[] = {
-	{ Py_tp_doc, "Base class of pyverbs objects that own a resource; "
+	{ Py_tp_doc, "PyverbsCM()\n--\n\n"
+		     "Base class of pyverbs objects that own a resource; "
 		     "usable as a context manager." },
 	{ Py_tp_new, cm_new },
 	{ Py_tp_methods, cm_methods },

@@ -273,9 +273,10 @@ static int qia_init(PyObject *o, PyObject *args, PyObject *kw)
 }
 
 static PyType_Slot qia_slots[] = {
-	{ Py_tp_doc, "QPInitAttr(qp_type=IBV_QPT_UD, qp_context=None, "
+	{ Py_tp_doc, "QPInitAttr(qp_type=4, qp_context=None, "
 		     "scq=None, rcq=None, srq=None, cap=None, sq_sig_all=1)"
 		     "\n--\n\n"
+		     "Defaults: qp_type=IBV_QPT_UD.\n"
 		     "The attributes of a QP created on a PD (struct "
 		     "ibv_qp_init_attr).  The capability fields (max_send_wr, "
 		     "...) are also accepted as keyword arguments." },
@@ -358,11 +359,12 @@ static int qiax_init(PyObject *o, PyObject *args, PyObject *kw)
 }
 
 static PyType_Slot qiax_slots[] = {
-	{ Py_tp_doc, "QPInitAttrEx(qp_type=IBV_QPT_UD, qp_context=None, "
+	{ Py_tp_doc, "QPInitAttrEx(qp_type=4, qp_context=None, "
 		     "scq=None, rcq=None, srq=None, cap=None, sq_sig_all=0, "
 		     "comp_mask=0, pd=None, xrcd=None, create_flags=0, "
 		     "max_tso_header=0, source_qpn=0, hash_conf=None, "
 		     "ind_table=None, send_ops_flags=0)\n--\n\n"
+		     "Defaults: qp_type=IBV_QPT_UD.\n"
 		     "The attributes of a QP created on a Context (struct "
 		     "ibv_qp_init_attr_ex).  The capability fields are also "
 		     "accepted as keyword arguments." },
@@ -505,8 +507,10 @@ static int qa_init(PyObject *o, PyObject *args, PyObject *kw)
 }
 
 static PyType_Slot qa_slots[] = {
-	{ Py_tp_doc, "QPAttr(qp_state=IBV_QPS_INIT, cur_qp_state=IBV_QPS_RESET,"
-		     " port_num=1, path_mtu=IBV_MTU_1024, **fields)\n--\n\n"
+	{ Py_tp_doc, "QPAttr(qp_state=1, cur_qp_state=0,"
+		     " port_num=1, path_mtu=3, **fields)\n--\n\n"
+		     "Defaults: qp_state=IBV_QPS_INIT, "
+		     "cur_qp_state=IBV_QPS_RESET, path_mtu=IBV_MTU_1024.\n"
 		     "The attributes used to modify a QP (struct ibv_qp_attr). "
 		     "Any field (qkey, dest_qp_num, rq_psn, ah_attr, cap, ...) "
 		     "may also be given as a keyword argument." },

@@ -283,10 +283,11 @@ static PyMethodDef opswr_methods[] = {
 };
 
 static PyType_Slot opswr_slots[] = {
-	{ Py_tp_doc, "OpsWr(wr_id=0, opcode=IBV_WR_TAG_ADD, "
-		     "flags=IBV_OPS_SIGNALED, next_wr=None, unexpected_cnt=0, "
+	{ Py_tp_doc, "OpsWr(wr_id=0, opcode=0, "
+		     "flags=1, next_wr=None, unexpected_cnt=0, "
 		     "recv_wr_id=0, num_sge=None, tag=0, mask=0, sg_list=None)"
 		     "\n--\n\n"
+		     "Defaults: opcode=IBV_WR_TAG_ADD, flags=IBV_OPS_SIGNALED.\n"
 		     "A tag-matching operation for SRQ.post_srq_ops() (struct "
 		     "ibv_ops_wr).  sg_list: the SGEs of a TAG_ADD, copied in "
 		     "(num_sge of them, all by default).  handle is what the "

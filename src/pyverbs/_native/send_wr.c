@@ -474,11 +474,12 @@ static PyMethodDef sendwr_methods[] = {
 };
 
 static PyType_Slot sendwr_slots[] = {
-	{ Py_tp_doc, "SendWR(wr_id=0, opcode=IBV_WR_SEND, num_sge=0, "
-		     "imm_data=0, sg=None, send_flags=IBV_SEND_SIGNALED, "
+	{ Py_tp_doc, "SendWR(wr_id=0, opcode=2, num_sge=0, "
+		     "imm_data=0, sg=None, send_flags=2, "
 		     "next_wr=None, *, remote_addr=None, rkey=None, ah=None, "
 		     "remote_qpn=None, remote_qkey=None, compare_add=None, "
 		     "swap=None)\n--\n\n"
+		     "Defaults: opcode=IBV_WR_SEND, send_flags=IBV_SEND_SIGNALED.\n"
 		     "A send work request (struct ibv_send_wr).  sg: a list of "
 		     "SGEs, copied in;\nnum_sge of them are used (all of them "
 		     "when num_sge is not given).  A WR\nneeds at least one "

@@ -139,8 +139,9 @@ static int wia_init(PyObject *o, PyObject *args, PyObject *kw)
 
 static PyType_Slot wia_slots[] = {
 	{ Py_tp_doc, "WQInitAttr(wq_context=None, wq_pd=None, wq_cq=None, "
-		     "wq_type=IBV_WQT_RQ, max_wr=100, max_sge=1, comp_mask=0, "
+		     "wq_type=0, max_wr=100, max_sge=1, comp_mask=0, "
 		     "create_flags=0)\n--\n\n"
+		     "Defaults: wq_type=IBV_WQT_RQ.\n"
 		     "The attributes of a new WQ (struct ibv_wq_init_attr).  "
 		     "WQ() needs a pd and a cq; it writes the actual max_wr "
 		     "and max_sge back." },

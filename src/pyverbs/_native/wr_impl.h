@@ -222,9 +222,12 @@ PyObject *pv_wr_exit(PyObject *self, PyObject *const *args,
 	{ "close", pv_wr_close, METH_NOARGS,                            \
 	  "close($self, /)\n--\n\nDoes nothing: the memory is freed "   \
 	  "with the object (upstream compatibility)." },                \
-	{ "__enter__", pv_wr_enter, METH_NOARGS, NULL },                \
+	{ "__enter__", pv_wr_enter, METH_NOARGS,                        \
+	  "__enter__($self, /)\n--\n\nReturns the object." },            \
 	{ "__exit__", (PyCFunction)(void (*)(void))pv_wr_exit,          \
-	  METH_FASTCALL, NULL }
+	  METH_FASTCALL,                                                \
+	  "__exit__($self, /, *exc_info)\n--\n\nDoes nothing (as "        \
+	  "close())." }
 
 /* ------------------------------------------------------------------ */
 /* Types registration                                                  */

@@ -1073,7 +1073,8 @@ static PyMethodDef cmid_methods[] = {
 	  "Post a receive of length bytes (default: the MR's length) into "
 	  "mr (rdma_post_recv)." },
 	{ "post_send", KW(pv_cmid_post_send),
-	  "post_send($self, mr, flags=IBV_SEND_SIGNALED, length=None)\n--\n\n"
+	  "post_send($self, mr, flags=2, length=None)\n--\n\n"
+	  "Defaults: flags=IBV_SEND_SIGNALED.\n"
 	  "Send length bytes (default: the MR's length) of mr "
 	  "(rdma_post_send)." },
 	{ "post_read", KW(pv_cmid_post_read),
@@ -1083,8 +1084,9 @@ static PyMethodDef cmid_methods[] = {
 	  "post_write($self, mr, length, remote_addr, rkey, flags=0)\n--\n\n"
 	  "RDMA-write length bytes of mr to remote_addr (rdma_post_write)." },
 	{ "post_ud_send", KW(pv_cmid_post_ud_send),
-	  "post_ud_send($self, mr, ah, rqpn=0, flags=IBV_SEND_SIGNALED, "
+	  "post_ud_send($self, mr, ah, rqpn=0, flags=2, "
 	  "length=None)\n--\n\n"
+	  "Defaults: flags=IBV_SEND_SIGNALED.\n"
 	  "Send length bytes of mr to QP rqpn at the AH ah "
 	  "(rdma_post_ud_send)." },
 	{ "get_send_comp", pv_cmid_get_send_comp, METH_NOARGS,
@@ -1098,7 +1100,8 @@ static PyMethodDef cmid_methods[] = {
 
 static PyType_Slot cmid_slots[] = {
 	{ Py_tp_doc, "CMID(creator=None, qp_init_attr=None, pd=None, "
-		     "port_space=RDMA_PS_TCP, listen_id=None)\n--\n\n"
+		     "port_space=262, listen_id=None)\n--\n\n"
+		     "Defaults: port_space=RDMA_PS_TCP.\n"
 		     "An RDMA CM id.  creator is an AddrInfo (a synchronous id,"
 		     " rdma_create_ep, with\nits QP made from qp_init_attr on "
 		     "pd if given), a CMEventChannel (an\nasynchronous id of "

@@ -446,7 +446,7 @@ PV_OSLOTS_GC(dia, dia_oslots)
 PV_GC_TYPE_SPEC(dia, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKInitAttr",
 		struct dek_init_attr,
 		"Mlx5DEKInitAttr(pd, key_size, has_keytag=False, "
-		"key_purpose=0, opaque=bytes(), key=bytes(), "
+		"key_purpose=0, opaque=b'', key=b'', "
 		"comp_mask=0, crypto_login=None)\n--\n\n"
 		"How to create a DEK (struct mlx5dv_dek_init_attr): "
 		"opaque is at most 8 bytes, key (wrapped) at most 128.",
@@ -702,7 +702,7 @@ PV_GC_TYPE_SPEC(ca, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoAttr",
 		struct crypto_attr,
 		"Mlx5CryptoAttr(crypto_standard=0, encrypt_on_tx=False, "
 		"signature_crypto_order=0, data_unit_size=0, "
-		"initial_tweak=bytes(), dek=None, keytag=bytes(), "
+		"initial_tweak=b'', dek=None, keytag=b'', "
 		"comp_mask=0)\n--\n\n"
 		"The crypto attributes of an mkey (struct "
 		"mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "

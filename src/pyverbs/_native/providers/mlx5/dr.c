@@ -185,8 +185,9 @@ static PyMethodDef dom_methods[] = {
 	  "(mlx5dv_dr_domain_allow_duplicate_rules)." },
 	{ "sync", (PyCFunction)(void (*)(void))dom_sync,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "sync($self, /, flags=MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW | "
-	  "MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW)\n--\n\n"
+	  "sync($self, /, flags=3)\n--\n\n"
+	  "Defaults: flags=MLX5DV_DR_DOMAIN_SYNC_FLAGS_SW | "
+	  "MLX5DV_DR_DOMAIN_SYNC_FLAGS_HW.\n"
 	  "Flush the rule submission queue (mlx5dv_dr_domain_sync): SW waits "
 	  "for the queued software work, HW clears the steering cache, MEM "
 	  "frees cached device memory." },
@@ -357,7 +358,8 @@ static PyMethodDef mat_methods[] = {
 	{ "set_layout", (PyCFunction)(void (*)(void))mat_set_layout,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "set_layout($self, /, log_num_of_rules=0, "
-	  "flags=MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE)\n--\n\n"
+	  "flags=2)\n--\n\n"
+	  "Defaults: flags=MLX5DV_DR_MATCHER_LAYOUT_NUM_RULE.\n"
 	  "Size the matcher's rule table (mlx5dv_dr_matcher_set_layout): "
 	  "log2 of the number of rules with LAYOUT_NUM_RULE, or "
 	  "LAYOUT_RESIZABLE." },

@@ -490,9 +490,10 @@ static int reformat_init(PyObject *obj, PyObject *args, PyObject *kw)
 			   &dom->obj);
 }
 ACT_SPEC(reformat, "DrActionPacketReformat",
-	 "DrActionPacketReformat(domain, flags=0, "
-	 "reformat_type=MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2,"
-	 " data=None)\n--\n\nAdd or remove packet headers "
+	 "DrActionPacketReformat(domain, flags=0, reformat_type=0, "
+	 "data=None)\n--\n\n"
+	 "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_"
+	 "L2_TUNNEL_TO_L2_.\nAdd or remove packet headers "
 	 "(mlx5dv_dr_action_create_packet_reformat); data holds the "
 	 "encapsulation headers, if any.", reformat_init);
 

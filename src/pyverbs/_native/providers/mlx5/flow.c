@@ -177,8 +177,9 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 PV_GC_TYPE_SPEC(ma, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
 		struct pv_matcher_attr,
 		"Mlx5FlowMatcherAttr(match_mask, "
-		"attr_type=IBV_FLOW_ATTR_NORMAL, flags=0, priority=0, "
+		"attr_type=0, flags=0, priority=0, "
 		"match_criteria_enable=0, comp_mask=0, ft_type=0)\n--\n\n"
+		"Defaults: attr_type=IBV_FLOW_ATTR_NORMAL.\n"
 		"How to create an Mlx5FlowMatcher (struct "
 		"mlx5dv_flow_matcher_attr): the Mlx5FlowMatchParameters "
 		"mask, the match_criteria_enable bits, and with "
@@ -440,9 +441,10 @@ static PyGetSetDef rf_getset[] = {
 
 static PyType_Slot rf_slots[] = {
 	{ Py_tp_doc, "Mlx5PacketReformatFlowAction(context, data=None, "
-		     "reformat_type=MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_"
-		     "L2_TUNNEL_TO_L2, ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX)"
-		     "\n--\n\n"
+		     "reformat_type=0, ft_type=0)\n--\n\n"
+		     "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_"
+		     "REFORMAT_TYPE_L2_TUNNEL_TO_L2_,\n"
+		     "ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
 		     "A flow action that adds or removes packet headers "
 		     "(mlx5dv_create_flow_action_packet_reformat); data holds "
 		     "the encapsulation headers, if any.  Closing its Context "

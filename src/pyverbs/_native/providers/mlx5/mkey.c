@@ -332,8 +332,9 @@ static const PyGetSetDef mkey_err_getset[] = {
 };
 
 PV_DATA_SPEC(mkey_err, MKEY_MOD "Mlx5MkeyErr", struct mkey_err_obj,
-	     "Mlx5MkeyErr(sig_err=Mlx5SigErr(), "
-	     "err_type=MLX5DV_MKEY_NO_ERR)\n--\n\n"
+	     "Mlx5MkeyErr(sig_err=..., "
+	     "err_type=0)\n--\n\n"
+	     "Defaults: sig_err=Mlx5SigErr(), err_type=MLX5DV_MKEY_NO_ERR.\n"
 	     "The result of Mlx5Mkey.mkey_check() (struct "
 	     "mlx5dv_mkey_err).",
 	     { Py_tp_init, mkey_err_init },);

@@ -175,8 +175,9 @@ static const PyGetSetDef dc_init_attr_getset[] = {
 
 PV_DATA_SPEC(dc_init_attr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVDCInitAttr",
 	     struct dc_init_attr_obj,
-	     "Mlx5DVDCInitAttr(dc_type=MLX5DV_DCTYPE_DCI, "
+	     "Mlx5DVDCInitAttr(dc_type=2, "
 	     "dct_access_key=0, dci_streams=None)\n--\n\n"
+	     "Defaults: dc_type=MLX5DV_DCTYPE_DCI.\n"
 	     "The DC part of an mlx5 QP's init attributes (struct "
 	     "mlx5dv_dc_init_attr).  dct_access_key and dci_streams "
 	     "share their memory, as in C.",

@@ -1,0 +1,14 @@
+from _typeshed import Incomplete
+from pyverbs.pyverbs_error import PyverbsUserError as PyverbsUserError
+
+MISSING: Incomplete
+PROVIDER_API: Incomplete
+PROVIDER_LIBS: Incomplete
+REEXPORTS: Incomplete
+
+class _PlaceholderType(type):
+    def __getattr__(cls, name): ...
+
+def fill_missing(namespace, module) -> None: ...
+def is_placeholder(obj): ...
+def placeholders(): ...

@@ -1,0 +1,3 @@
+from pyverbs._verbs import AH as AH, AHAttr as AHAttr, GID as GID, GRH as GRH, GlobalRoute as GlobalRoute
+
+__all__ = ['GID', 'GRH', 'GlobalRoute', 'AHAttr', 'AH']

@@ -1,0 +1,3 @@
+from pyverbs._verbs import DmaBuf as DmaBuf
+
+__all__ = ['DmaBuf']

@@ -1,0 +1,1 @@
+from pyverbs._verbs import DrDomain as DrDomain

@@ -1,0 +1,1 @@
+from pyverbs._verbs import DrRule as DrRule

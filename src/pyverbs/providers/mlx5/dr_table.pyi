@@ -1,0 +1,2 @@
+from pyverbs._verbs import DrMatcher as DrMatcher
+from pyverbs._verbs import DrTable as DrTable

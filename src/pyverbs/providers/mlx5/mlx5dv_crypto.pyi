@@ -1,0 +1,1 @@
+from pyverbs._verbs import Mlx5CryptoAttr as Mlx5CryptoAttr, Mlx5CryptoExtLoginAttr as Mlx5CryptoExtLoginAttr, Mlx5CryptoLogin as Mlx5CryptoLogin, Mlx5CryptoLoginAttr as Mlx5CryptoLoginAttr, Mlx5DEK as Mlx5DEK, Mlx5DEKAttr as Mlx5DEKAttr, Mlx5DEKInitAttr as Mlx5DEKInitAttr

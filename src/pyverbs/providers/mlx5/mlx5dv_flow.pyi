@@ -1,0 +1,1 @@
+from pyverbs._verbs import Mlx5Flow as Mlx5Flow, Mlx5FlowActionAttr as Mlx5FlowActionAttr, Mlx5FlowMatchParameters as Mlx5FlowMatchParameters, Mlx5FlowMatcher as Mlx5FlowMatcher, Mlx5FlowMatcherAttr as Mlx5FlowMatcherAttr, Mlx5PacketReformatFlowAction as Mlx5PacketReformatFlowAction

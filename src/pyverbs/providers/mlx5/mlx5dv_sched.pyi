@@ -1,0 +1,1 @@
+from pyverbs._verbs import Mlx5dvSchedAttr as Mlx5dvSchedAttr, Mlx5dvSchedLeaf as Mlx5dvSchedLeaf, Mlx5dvSchedNode as Mlx5dvSchedNode

@@ -1,0 +1,5 @@
+from pyverbs._verbs import OpsWr as OpsWr, SRQ as SRQ, SrqAttr as SrqAttr, SrqInitAttr as SrqInitAttr, SrqInitAttrEx as SrqInitAttrEx
+
+__all__ = ['SrqAttr', 'SrqInitAttr', 'SrqInitAttrEx', 'SRQ', 'OpsWr']
+IBV_WR_TAG_ADD: int
+IBV_OPS_SIGNALED: int

@@ -1,0 +1,1 @@
+from pyverbs._verbs import RwqIndTable as RwqIndTable, RwqIndTableInitAttr as RwqIndTableInitAttr, RxHashConf as RxHashConf, WQ as WQ, WQAttr as WQAttr, WQInitAttr as WQInitAttr

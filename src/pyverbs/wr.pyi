@@ -1,0 +1,7 @@
+from pyverbs._verbs import RecvWR as RecvWR, SGE as SGE, SendWR as SendWR
+
+__all__ = ['SGE', 'RecvWR', 'SendWR', 'send_flags_to_str']
+
+def send_flags_to_str(flags: int) -> str: ...
+IBV_WR_SEND: int
+IBV_SEND_SIGNALED: int

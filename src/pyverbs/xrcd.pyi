@@ -1,0 +1,1 @@
+from pyverbs._verbs import XRCD as XRCD, XRCDInitAttr as XRCDInitAttr

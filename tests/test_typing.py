@@ -1,0 +1,218 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""Type information: py.typed, the .pyi stubs next to the modules, and the
+text signatures of the C callables.
+
+  - mypy.stubtest compares every stub with the imported package (names,
+    signatures, defaults, class layout); tests/stubtest-allowlist.txt lists
+    what it cannot judge, with the reason for each entry.
+  - mypy type-checks examples/ against the stubs.
+  - Every public callable of pyverbs._verbs has a __text_signature__ that
+    inspect.signature() can read (help() and IDEs show it, and stubgen
+    builds the stubs from it), except those in NO_SIGNATURE, which say why.
+  - meson's install (what pip and a wheel use) ships py.typed and the
+    stubs.
+
+stubtest and mypy need mypy (pip install .[test]); without it those tests
+skip, saying so.
+"""
+import importlib
+import inspect
+import os
+import pkgutil
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import pyverbs
+from pyverbs import _verbs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(pyverbs.__file__)))
+PKG = os.path.dirname(os.path.abspath(pyverbs.__file__))
+ALLOWLIST = os.path.join(HERE, 'stubtest-allowlist.txt')
+
+# Callables of pyverbs._verbs exempt from the text-signature rule, with why:
+# none at present (__enter__, __exit__ and GID.__reduce__, which are
+# checked too, have theirs).
+NO_SIGNATURE = set()
+DUNDERS = {'__enter__', '__exit__', '__reduce__'}
+
+
+STUBTEST = '''
+import importlib, pkgutil, sys
+import pyverbs
+for info in pkgutil.walk_packages(pyverbs.__path__, 'pyverbs.'):
+    importlib.import_module(info.name)
+from mypy.stubtest import main
+sys.argv[0] = 'stubtest'
+sys.exit(main())
+'''
+
+
+def _public_modules():
+    mods = ['pyverbs']
+    for info in pkgutil.walk_packages(pyverbs.__path__, 'pyverbs.'):
+        if not info.name.rsplit('.', 1)[-1].startswith('_') or \
+                info.name.endswith('._verbs'):
+            mods.append(info.name)
+    return mods
+
+
+def _mypy():
+    try:
+        import mypy     # noqa: F401
+    except ImportError:
+        pytest.skip('mypy is not installed (pip install .[test])')
+
+
+def _run(*args):
+    env = dict(os.environ, PYTHONPATH=SRC)
+    return subprocess.run([sys.executable, '-m', *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_py_typed_and_a_stub_per_module():
+    assert os.path.isfile(os.path.join(PKG, 'py.typed'))
+    missing = []
+    for mod in _public_modules():
+        path = os.path.join(SRC, *mod.split('.'))
+        stub = os.path.join(path, '__init__.pyi') if os.path.isdir(path) \
+            else path + '.pyi'
+        if not os.path.isfile(stub):
+            missing.append(mod)
+    assert not missing, f'modules without a .pyi stub: {missing}'
+
+
+def test_stubtest():
+    _mypy()
+    from pyverbs._unimplemented import placeholders
+    for mod in _public_modules():
+        importlib.import_module(mod)
+    filled = {m: n for m, n in placeholders().items() if n}
+    if filled:
+        pytest.skip('this build fills placeholders (a provider library was '
+                    f'missing: {sorted(filled)}); the stubs describe a full '
+                    'build')
+    # Importing pyverbs.cq, .qp, .mr, .device and .spec adds Python methods
+    # and constants to C classes (WC.raise_for_status, QP.establish, ...),
+    # which the stubs declare on the classes.  stubtest imports modules one
+    # at a time, so what it saw would depend on its order: it judges the
+    # package as a program sees it once every module is imported.
+    r = subprocess.run(
+        [sys.executable, '-c', STUBTEST, 'pyverbs', '--allowlist', ALLOWLIST],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=SRC), capture_output=True,
+        text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
+
+
+def test_mypy_examples():
+    """The examples against the stubs, function bodies included
+    (--check-untyped-defs: the examples carry no annotations, and mypy
+    would skip their bodies otherwise).  Three error codes are about the
+    examples' own variables (a None default later given a str, an Optional
+    attribute used unchecked), not about pyverbs's API, and are left out;
+    wrong arguments, keywords or attributes of pyverbs are still errors."""
+    _mypy()
+    r = _run('mypy', '--no-incremental', '--check-untyped-defs',
+             '--disable-error-code', 'union-attr',
+             '--disable-error-code', 'assignment',
+             '--disable-error-code', 'operator', 'examples')
+    assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
+
+
+def test_mypy_catches_a_misuse(tmp_path):
+    """The stubs are what mypy reads: a wrong keyword and a missing
+    argument of C classes are reported (mypy ignoring the package, e.g. for
+    want of py.typed, would pass anything)."""
+    _mypy()
+    bad = tmp_path / 'bad.py'
+    bad.write_text('from pyverbs.pd import PD\n'
+                   'from pyverbs.device import Context\n'
+                   'from pyverbs.wr import SGE\n'
+                   'Context(nam="mlx5_0")\n'
+                   'SGE(0, 16)\n'
+                   'x: str = PD.__name__\n')
+    r = _run('mypy', '--no-incremental', str(bad))
+    assert r.returncode == 1, r.stdout
+    assert 'Unexpected keyword argument "nam" for "Context"' in r.stdout
+    assert 'Missing positional argument "lkey" in call to "SGE"' in \
+        r.stdout, r.stdout
+
+
+def _c_callables():
+    for name in dir(_verbs):
+        if name.startswith('_'):
+            continue
+        obj = getattr(_verbs, name)
+        if isinstance(obj, type):
+            if issubclass(obj, BaseException):
+                continue
+            yield name, obj
+            for attr, d in vars(obj).items():
+                kind = type(d).__name__
+                if kind in ('method_descriptor', 'classmethod_descriptor',
+                            'builtin_function_or_method',
+                            'staticmethod') and \
+                        (not attr.startswith('_') or attr in DUNDERS):
+                    yield f'{name}.{attr}', getattr(obj, attr)
+        elif callable(obj):
+            yield name, obj
+    # the functions a public module takes from _verbs's tables
+    # (pyverbs.mem_alloc, pyverbs.dma_util): C functions bound to nothing
+    for mod in _public_modules():
+        for name, obj in vars(importlib.import_module(mod)).items():
+            if type(obj).__name__ == 'builtin_function_or_method' and \
+                    not name.startswith('_') and obj.__self__ is None:
+                yield f'{mod}.{name}', obj
+
+
+def test_text_signatures():
+    missing, unreadable = [], []
+    for name, obj in _c_callables():
+        if name.rsplit('.', 1)[-1] in NO_SIGNATURE or \
+                inspect.isfunction(obj):
+            # a Python function (a staticmethod of a class) has its own
+            continue
+        if obj.__text_signature__ is None:
+            missing.append(name)
+            continue
+        try:
+            sig = inspect.signature(obj)
+        except (ValueError, TypeError):
+            unreadable.append(f'{name}{obj.__text_signature__}')
+            continue
+        # "$module" is dropped only for a function bound to its module; one
+        # bound to nothing would show a "module" argument it does not take
+        if not isinstance(obj, type) and getattr(obj, '__self__', 1) is None:
+            assert 'module' not in sig.parameters, (name, str(sig))
+    assert not missing, f'no text signature: {missing}'
+    assert not unreadable, 'inspect cannot read: ' + '\n'.join(unreadable)
+
+
+def test_install_ships_stubs(tmp_path):
+    """meson's install of the package (what `pip install .` and a wheel
+    run) carries py.typed and every .pyi: installed into a scratch
+    DESTDIR from the development build, nothing recompiled."""
+    build = os.path.join(ROOT, 'build')
+    meson = shutil.which('meson')
+    if meson is None or not os.path.isfile(os.path.join(build,
+                                                        'build.ninja')):
+        pytest.skip('needs meson and the build/ of tools/build-inplace')
+    r = subprocess.run([meson, 'install', '-C', build, '--destdir',
+                        str(tmp_path), '--no-rebuild', '--quiet'],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    found = [os.path.join(dp, f) for dp, _, fs in os.walk(tmp_path)
+             for f in fs if f == 'py.typed']
+    assert len(found) == 1, found
+    installed = os.path.dirname(found[0])
+    want = sorted(os.path.relpath(os.path.join(dp, f), PKG)
+                  for dp, _, fs in os.walk(PKG) for f in fs
+                  if f.endswith('.pyi'))
+    got = sorted(os.path.relpath(os.path.join(dp, f), installed)
+                 for dp, _, fs in os.walk(installed) for f in fs
+                 if f.endswith('.pyi'))
+    assert want and got == want
