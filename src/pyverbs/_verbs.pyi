@@ -18,7 +18,7 @@ class PyverbsCM(PyverbsObject):
 
 @disjoint_base
 class AH(PyverbsCM):
-    def __init__(self, pd: Any, *, attr: Any = None, wc: Any = None, grh: Any = None, port_num: int | None = None) -> None: ...
+    def __init__(self, pd: Any, attr: Any = None, *, wc: Any = None, grh: Any = None, port_num: int | None = None) -> None: ...
     ah: Any
     pd: Any
 
@@ -427,7 +427,7 @@ class ECE(PyverbsCM):
     comp_mask: int
 
 class EfaAH(AH):
-    def __init__(self, pd: Any, *, attr: Any = None, wc: Any = None, grh: Any = None, port_num: int | None = None) -> None: ...
+    def __init__(self, pd: Any, attr: Any = None, *, wc: Any = None, grh: Any = None, port_num: int | None = None) -> None: ...
     def query_efa_ah(self) -> Any: ...
 
 @disjoint_base

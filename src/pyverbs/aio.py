@@ -38,7 +38,7 @@ from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 __all__ = ['poll', 'completions', 'get_async_event', 'get_cm_event']
 
 # (loop, fd) pairs with a reader of ours registered
-_waiting = set()
+_waiting: set = set()
 
 
 def _wake(fut):
