@@ -116,7 +116,7 @@ static PyMethodDef eah_methods[] = {
 
 /* GC: inherited from the base */
 PV_TYPE_SPEC(eah, "pyverbs.providers.efa.efadv.EfaAH", struct pv_ah,
-	     "EfaAH(pd, *, attr=None, wc=None, grh=None, "
+	     "EfaAH(pd, attr=None, *, wc=None, grh=None, "
 	     "port_num=None)\n--\n\n"
 	     "An AH (same constructor) with query_efa_ah().",
 	     { Py_tp_methods, eah_methods },);
