@@ -1037,17 +1037,6 @@ struct pv_srq {
 struct pv_qp {
 	struct pv_obj obj;
 	struct ibv_qp *qp;
-	/*
-	 * The creation hook of a provider QP made on a PD (SRDQP:
-	 * efadv_create_driver_qp): the subclass sets it, then calls
-	 * pv_qp_create(obj, pd, a QPInitAttr, qp_attr, NULL), which checks and
-	 * fills in the init attributes as for ibv_create_qp() and calls it in
-	 * place of ibv_create_qp(); it returns the QP, or NULL with an
-	 * exception set.  NULL: ibv_create_qp().  (On a Context the hook is a
-	 * struct pv_qp_create_hook argument, below.)
-	 */
-	struct ibv_qp *(*create_on_pd)(PyObject *self, struct ibv_pd *pd,
-				       struct ibv_qp_init_attr *attr);
 	struct pv_pd *pd;	/* borrowed: one of parents, or NULL */
 	struct pv_cq *scq;	/* borrowed */
 	struct pv_cq *rcq;	/* borrowed */
@@ -1068,18 +1057,25 @@ struct pv_qp {
 int pv_qp_destroy(struct pv_obj *o);
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw);
 /*
- * The creation hook of a provider QP (Mlx5QP): create(self, ctx, attr,
- * arg) makes the ibv_qp in place of ibv_create_qp_ex() (mlx5dv_create_qp)
- * and returns it, or NULL with an exception set.  pv_qp_create() and
- * pv_qpx_create() are QP.__init__ and QPEx.__init__ with that hook: the
- * creator must be a Context and init_attr a QPInitAttrEx, checked and
- * filled in as for ibv_create_qp_ex(); the QP adopts what create() made.
- * Return 0 or -1.
+ * The creation hook of a provider QP.  pv_qp_create() and pv_qpx_create()
+ * are QP.__init__ and QPEx.__init__ with that hook; the init attributes
+ * are checked and filled in as for the verbs call the hook replaces, and
+ * the QP adopts what the hook made.  Return 0 or -1.
+ *   - create(self, ctx, attr, arg) (Mlx5QP: mlx5dv_create_qp) replaces
+ *     ibv_create_qp_ex(): the creator must be a Context and init_attr a
+ *     QPInitAttrEx;
+ *   - create_on_pd(self, pd, attr, arg) (SRDQP: efadv_create_driver_qp)
+ *     replaces ibv_create_qp() when the creator is a PD.
+ * Each returns the QP, or NULL with an exception set; a NULL member keeps
+ * the verbs call.
  */
 struct pv_qp_create_hook {
 	struct ibv_qp *(*create)(PyObject *self, struct ibv_context *ctx,
 				 struct ibv_qp_init_attr_ex *attr, void *arg);
 	void *arg;
+	struct ibv_qp *(*create_on_pd)(PyObject *self, struct ibv_pd *pd,
+				       struct ibv_qp_init_attr *attr,
+				       void *arg);
 };
 int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		 PyObject *qp_attr, const struct pv_qp_create_hook *hook);

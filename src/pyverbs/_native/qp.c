@@ -301,7 +301,7 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 	}
 	if (qp_attr != Py_None && !(qa = qp_attr_arg(qp_attr)))
 		return -1;
-	if (hook && !pv_type_ok(creator, pv.Context)) {
+	if (hook && hook->create && !pv_type_ok(creator, pv.Context)) {
 		PyErr_Format(PyExc_TypeError, "context must be a Context, not "
 			     "%.100s", Py_TYPE(creator)->tp_name);
 		return -1;
@@ -403,7 +403,7 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		a->rwq_ind_tbl = ind ? ind->tbl : NULL;
 		a->rx_hash_conf = rx;
 		a->pd = pd ? pd->pd : NULL;
-		if (hook) {
+		if (hook && hook->create) {
 			self->qp = hook->create(obj,
 					((struct pv_context *)ctx)->ctx, a,
 					hook->arg);
@@ -434,8 +434,9 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		a->send_cq = scq ? scq->cq : NULL;
 		a->recv_cq = rcq ? rcq->cq : NULL;
 		a->srq = srq ? srq->srq : NULL;
-		if (self->create_on_pd) {
-			self->qp = self->create_on_pd(obj, pd->pd, a);
+		if (hook && hook->create_on_pd) {
+			self->qp = hook->create_on_pd(obj, pd->pd, a,
+						      hook->arg);
 		} else {
 			self->qp = ibv_create_qp(pd->pd, a);
 			if (!self->qp)

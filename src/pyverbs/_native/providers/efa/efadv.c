@@ -12,8 +12,8 @@
  *   EfaCQ(ctx, attr_ex, efa_init_attr)
  *                             a CQEX made by efadv_create_cq, with
  *                             read_sgid()
- * The QPs and the CQ go through the core's creation hooks (struct
- * pv_qp.create_on_pd, pv_qpx_create, pv_cqex_setup), so their checks,
+ * The QPs and the CQ go through the core's creation hooks
+ * (pv_qp_create_hook, pv_cqex_setup), so their checks,
  * parents and lifetime are the core's.  libefa refuses a non-EFA device in every entry point
  * (EOPNOTSUPP) except efadv_cq_from_ibv_cq_ex(), a container_of: it is only
  * called on a CQ efadv_create_cq() just made.
@@ -125,9 +125,9 @@ PV_TYPE_SPEC(eah, "pyverbs.providers.efa.efadv.EfaAH", struct pv_ah,
 /* SRDQP                                                               */
 /* ------------------------------------------------------------------ */
 
-/* The creation call of SRDQP (struct pv_qp.create_on_pd). */
+/* The creation call of SRDQP (its pv_qp_create_hook.create_on_pd). */
 static struct ibv_qp *srd_create(PyObject *self, struct ibv_pd *pd,
-				 struct ibv_qp_init_attr *a)
+				 struct ibv_qp_init_attr *a, void *arg)
 {
 	struct ibv_qp *qp;
 
@@ -155,8 +155,10 @@ static int srd_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (efa_arg(pd, pv.PD, "pd") ||
 	    efa_arg(ia, pv.QPInitAttr, "init_attr"))
 		return -1;
-	((struct pv_qp *)obj)->create_on_pd = srd_create;
-	return pv_qp_create(obj, pd, ia, Py_None, NULL);
+	static const struct pv_qp_create_hook hook = {
+		.create_on_pd = srd_create };
+
+	return pv_qp_create(obj, pd, ia, Py_None, &hook);
 }
 
 /* GC: inherited from the base */
