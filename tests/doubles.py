@@ -40,7 +40,10 @@ def run(double, devices_var, dev, args, tmp_path, python=None,
     full = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
     full.update(env or {})
     full.update({devices_var: dev, 'PVFAKE_LOG': str(log),
-                 'LD_PRELOAD': double,
+                 # after what is preloaded already (tools/sanitize's
+                 # runtimes must stay first)
+                 'LD_PRELOAD': ' '.join(filter(None, (
+                     os.environ.get('LD_PRELOAD'), double))),
                  'PYTHONPATH': pythonpath or ref_compare.ours_path()})
     r = subprocess.run([python or sys.executable] + args, env=full,
                        capture_output=True, text=True, timeout=120,

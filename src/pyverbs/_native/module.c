@@ -79,8 +79,19 @@ static int verbs_exec(PyObject *m)
 	return 0;
 }
 
+/*
+ * Free-threaded CPython (3.13t and later): the objects' busy marks, the
+ * lifetime lists and the type table set up once in verbs_exec rely on the
+ * GIL to serialise Python-level access, so the module says it needs the GIL
+ * and such an interpreter turns the GIL back on when importing it.  Saying
+ * Py_MOD_GIL_NOT_USED needs those made atomic or guarded by per-object
+ * critical sections first, and a free-threaded interpreter to test on.
+ */
 static PyModuleDef_Slot verbs_slots[] = {
 	{ Py_mod_exec, verbs_exec },
+#ifdef Py_mod_gil
+	{ Py_mod_gil, Py_MOD_GIL_USED },
+#endif
 	{ 0, NULL }
 };
 
