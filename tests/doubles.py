@@ -37,7 +37,8 @@ def run(double, devices_var, dev, args, tmp_path, python=None,
     process and the call log.  python/pythonpath pick the implementation
     (default: the pyverbs these tests import)."""
     log = tmp_path / name
-    full = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    full = ref_compare.child_env(reference=python not in (None,
+                                                          sys.executable))
     full.update(env or {})
     full.update({devices_var: dev, 'PVFAKE_LOG': str(log),
                  # after what is preloaded already (tools/sanitize's

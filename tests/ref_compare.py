@@ -45,6 +45,25 @@ def reference_path():
     return os.path.join(cache, 'reference/usr/lib/python3/dist-packages')
 
 
+# what tools/sanitize adds to the environment: for our processes only (the
+# reference is not under test, and has bugs ASan would stop it on)
+SANITIZER_VARS = ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS',
+                  'PYTHONMALLOC', 'PYVERBS_SANITIZED')
+
+
+def child_env(pythonpath=None, reference=False):
+    """The environment for a child interpreter: this one's without its
+    PYTHONPATH (then pythonpath, when given); for a reference child also
+    without what tools/sanitize preloads."""
+    drop = {'PYTHONPATH'}
+    if reference and os.environ.get('PYVERBS_SANITIZED'):
+        drop.update(SANITIZER_VARS)
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    if pythonpath:
+        env['PYTHONPATH'] = pythonpath
+    return env
+
+
 def run_both(code):
     """(our lines, the reference's lines) of PRELUDE + code; skips when the
     reference is not unpacked here."""
@@ -54,9 +73,8 @@ def run_both(code):
         pytest.skip('the reference pyverbs is not unpacked '
                     '(tools/fetch-reference)')
     script = PRELUDE + code
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
     theirs = subprocess.run([REFERENCE_PYTHON, '-c', script],
-                            env=dict(env, PYTHONPATH=ref), cwd='/',
+                            env=child_env(ref, reference=True), cwd='/',
                             capture_output=True, text=True, timeout=120)
     ours = subprocess.run([sys.executable, '-c', script],
                           capture_output=True, text=True, timeout=120)

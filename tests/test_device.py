@@ -25,6 +25,8 @@ from pyverbs.pd import PD
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 
+import ref_compare
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE_PYTHON = '/usr/bin/python3'
 
@@ -852,7 +854,7 @@ def test_async_cq_error_names_the_cq(ctx):
 def reference_available():
     if not os.path.exists(REFERENCE_PYTHON):
         return False
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    env = ref_compare.child_env(reference=True)
     r = subprocess.run([REFERENCE_PYTHON, '-c', 'import pyverbs.device'],
                        env=env, capture_output=True, cwd='/')
     return r.returncode == 0
@@ -865,7 +867,7 @@ def test_matches_reference(dev_names):
     if not reference_available():
         pytest.skip("Debian's python3-pyverbs is not installed")
     script = os.path.join(HERE, 'device_dump.py')
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    env = ref_compare.child_env(reference=True)
     ref = subprocess.run([REFERENCE_PYTHON, script], env=env, cwd='/',
                          capture_output=True, text=True)
     ours = subprocess.run([sys.executable, script], capture_output=True,

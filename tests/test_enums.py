@@ -18,6 +18,7 @@ import pyverbs.cm_enums as ce
 import pyverbs.librdmacm_enums as lce
 import pyverbs.providers.mlx5.mlx5_enums as dve
 import pyverbs.providers.efa.efa_enums as efa_e
+import ref_compare
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(ROOT, 'tools', 'gen_enums.py')
@@ -348,7 +349,7 @@ def reference():
     py = '/usr/bin/python3'
     if not os.path.exists(py):
         pytest.skip('no /usr/bin/python3 to run the reference pyverbs')
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    env = ref_compare.child_env(reference=True)
     out = subprocess.run([py, '-I', '-c', _REF_DUMP], capture_output=True,
                          text=True, cwd='/', env=env)
     if out.returncode:

@@ -25,6 +25,7 @@ import pytest
 
 from pyverbs.pyverbs_error import PyverbsUserError
 from pyverbs._unimplemented import MISSING, is_placeholder
+import ref_compare
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIST = os.path.join(HERE, 'rdma_core_v44_imports.txt')
@@ -298,7 +299,7 @@ def test_every_upstream_class_and_function_exists():
     py = '/usr/bin/python3'
     mods = sorted(set(MISSING) | {'pyverbs.utils', 'pyverbs.fork',
                                   'pyverbs.base'})
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    env = ref_compare.child_env(reference=True)
     if not os.path.exists(py):
         pytest.skip('no /usr/bin/python3')
     out = subprocess.run([py, '-I', '-c', _REF_NAMES, *mods], cwd='/',

@@ -287,8 +287,8 @@ for name in ('wr_id', 'opcode', 'flags', 'unexpected_cnt', 'recv_wr_id',
 
 
 def _run_dump(python, pythonpath):
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-    env['PYTHONPATH'] = pythonpath
+    env = ref_compare.child_env(pythonpath,
+                                reference=python != sys.executable)
     r = subprocess.run([python, '-c', _DUMP], env=env, capture_output=True,
                        text=True, cwd='/', timeout=60)
     assert r.returncode == 0, r.stderr

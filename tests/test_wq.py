@@ -28,6 +28,8 @@ from pyverbs.qp import QPCap, QPEx, QPInitAttrEx
 from pyverbs.wq import (RwqIndTable, RwqIndTableInitAttr, RxHashConf, WQ,
                         WQAttr, WQInitAttr)
 
+import ref_compare
+
 U32 = 2**32 - 1
 HASH_KEY = list(range(0x20, 0x48))          # 40 bytes, as a Toeplitz key
 RSS_MASK = (e.IBV_QP_INIT_ATTR_PD | e.IBV_QP_INIT_ATTR_RX_HASH |
@@ -477,8 +479,8 @@ show('unopened wqs', lambda: RwqIndTable.__new__(RwqIndTable).wqs)
 
 
 def run_same_as_reference(pythonpath, python):
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-    env['PYTHONPATH'] = pythonpath
+    env = ref_compare.child_env(pythonpath,
+                                reference=python != sys.executable)
     r = subprocess.run([python, '-s', '-c', SAME_AS_REFERENCE], env=env,
                        cwd='/', capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -659,8 +661,7 @@ for t in (e.IBV_QPT_UD, e.IBV_QPT_RAW_PACKET, e.IBV_QPT_RC):
 ''' % dev_name
 
     def run(path, python):
-        env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-        env['PYTHONPATH'] = path
+        env = ref_compare.child_env(path, reference=python != sys.executable)
         r = subprocess.run([python, '-s', '-c', script], env=env, cwd='/',
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
