@@ -31,6 +31,11 @@ exclude_patterns = ['_build']
 html_theme = 'alabaster'
 html_static_path = []
 
+# Every cross-reference of the guide must resolve (with -W, a dangling one
+# fails the build); the enum classes' bases are the standard library's.
+nitpicky = True
+nitpick_ignore = [('py:class', 'enum.IntEnum'), ('py:class', 'enum.IntFlag')]
+
 autodoc_member_order = 'bysource'
 autodoc_default_options = {'members': True, 'show-inheritance': False}
 # The .pyi stubs describe types; the signatures shown come from the objects

@@ -120,6 +120,24 @@ def test_every_page_is_in_the_tree():
             assert name in listed, page
 
 
+def test_api_reference_covers_every_public_module():
+    """Each public module of the package has an automodule directive (the
+    command line's modules and the package roots excepted)."""
+    import pkgutil
+    import pyverbs
+    documented = set()
+    for page in pages():
+        with open(os.path.join(DOCS, page)) as f:
+            documented |= set(re.findall(r'^\.\. automodule:: (\S+)$',
+                                         f.read(), re.M))
+    public = {m.name for m in pkgutil.walk_packages(pyverbs.__path__,
+                                                    'pyverbs.')
+              if not any(part.startswith('_') for part in m.name.split('.'))
+              and not m.ispkg and not m.name.startswith('pyverbs.cli.')}
+    assert public - documented == set()
+    assert documented - public == set()
+
+
 def test_code_blocks_are_known_languages_and_compile():
     seen = 0
     for page in pages():
