@@ -5,7 +5,7 @@ Each wait registers the object's file descriptor with the running loop
 (loop.add_reader) and sleeps until the kernel says an event is there: no
 thread, no polling loop.  The descriptors are switched to non-blocking
 mode the first time they are awaited, so a read that finds nothing raises
-EAGAIN (handled here) instead of blocking the loop.
+EAGAIN (handled here) instead of blocking the loop.  In short::
 
     cq = CQ(ctx, 64, None, CompChannel(ctx), 0)
     wcs = await aio.poll(cq)                 # one or more WCs

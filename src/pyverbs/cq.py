@@ -194,7 +194,7 @@ WC.raise_for_status = _wc_raise_for_status
 
 class CQPoller:
     """Iterate over the completions of a CQ, sleeping on its completion
-    channel while the CQ is empty.
+    channel while the CQ is empty::
 
         poller = CQPoller(cq)
         for wc in poller.iterwc(count=10, timeout=1.0):

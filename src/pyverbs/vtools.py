@@ -2,7 +2,7 @@
 """Tools for verbs programs (after python-rdma's rdma.vtools).
 
 BufferPool: count fixed-size buffers carved out of one MR, for posting
-receives and building sends without registering memory per message.
+receives and building sends without registering memory per message::
 
     pool = BufferPool(pd, count=64, size=4096)
     pool.post_recvs(qp, 32)                 # 32 receives, one post_recv
