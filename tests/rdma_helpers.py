@@ -22,7 +22,10 @@ transition times out resolving the path); loopback on one device does.
 import random
 import time
 
+import pytest
+
 import pyverbs.enums as e
+from pyverbs import _verbs
 from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ, CompChannel
 from pyverbs.mr import MR
@@ -30,6 +33,12 @@ from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
 from pyverbs.qp import QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.wr import SGE, RecvWR, SendWR
+
+# rdma_cm is built only where librdmacm was found (meson option rdmacm)
+HAVE_RDMACM = bool(getattr(_verbs, '_HAVE_RDMACM', 0))
+needs_rdmacm = pytest.mark.skipif(
+    not HAVE_RDMACM, reason='this pyverbs-c was built without librdmacm '
+    '(meson -Drdmacm=disabled, or none found)')
 
 # query_gid_type() returns the sysfs GID type: RoCE v2 is 1.
 ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)

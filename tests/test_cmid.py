@@ -21,6 +21,9 @@ from pyverbs.pd import PD
 from pyverbs.mr import MR
 from pyverbs.qp import ECE, QPCap, QPInitAttr
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
+from rdma_helpers import needs_rdmacm
+
+pytestmark = needs_rdmacm
 
 IP0, IP1 = '192.0.2.1', '192.0.2.2'
 MSG = 64

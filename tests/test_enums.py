@@ -5,6 +5,7 @@ import enum
 import importlib.util
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -128,6 +129,26 @@ def test_parser_refuses_what_it_cannot_read():
 
 
 # ------------------------------------------------------------ native table
+
+def test_recorded_rdma_cm_values_are_the_headers():
+    """rdma_cma.h's names carry their value in the table (for a build
+    without librdmacm); each is what the header says: the compiler's value
+    in this build, and the generator's probe of the installed header."""
+    with open(TABLE) as f:
+        rows = re.findall(r'^\tPV_FIXED\((\w+), ([^,]+), (\w+)\)', f.read(),
+                          re.M)
+    assert len(rows) >= 30
+    recorded = {n: int(v, 0) for n, _, v in rows}
+    assert recorded['RDMA_PS_UDP'] == 0x111
+    if getattr(_verbs, '_HAVE_RDMACM', 0):
+        assert {n: int(getattr(ce, n)) for n in recorded} == recorded
+    if shutil.which('pkg-config') and shutil.which('cc') and os.path.exists(
+            os.path.join(gen.default_include_dir(), 'rdma', 'rdma_cma.h')):
+        probed = gen.probe_values(gen.default_include_dir(),
+                                  ['rdma/rdma_cma.h'],
+                                  [e for _, e, _ in rows])
+        assert {n: probed[e] for n, e, _ in rows} == recorded
+
 
 def test_native_table_shape():
     t = _verbs._enum_tables

@@ -211,7 +211,11 @@ CM_IP = '192.0.2.1'                         # rxe0's address in the VM
 def _live_cm_objects():
     """rdma_cm objects: a non-blocking event channel with a bound id, a
     resolved id and its (unacked) event, a synchronous endpoint, and the
-    attribute objects.  They own their Contexts (not the test's)."""
+    attribute objects.  They own their Contexts (not the test's).  None
+    in a build without librdmacm."""
+    from pyverbs import _verbs
+    if not getattr(_verbs, '_HAVE_RDMACM', 0):
+        return []
     import pyverbs.cm_enums as ce
     from pyverbs.cmid import (AddrInfo, CMEvent, CMEventChannel, CMID,
                               ConnParam, JoinMCAttrEx, UDParam)

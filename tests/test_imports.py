@@ -163,13 +163,14 @@ def _placeholders():
 
 
 def test_no_placeholder_left():
-    """In a build with libmlx5 and libefa every upstream name the tests use
-    is real (a build without them: tests/test_build_options.py)."""
+    """In a build with librdmacm, libmlx5 and libefa every upstream name the
+    tests use is real (a build without them: tests/test_build_options.py)."""
     from pyverbs import _verbs
     from pyverbs._unimplemented import placeholders
-    if not (getattr(_verbs, '_HAVE_MLX5', 0) and
+    if not (getattr(_verbs, '_HAVE_RDMACM', 0) and
+            getattr(_verbs, '_HAVE_MLX5', 0) and
             getattr(_verbs, '_HAVE_EFA', 0)):
-        pytest.skip('built without libmlx5 or libefa')
+        pytest.skip('built without librdmacm, libmlx5 or libefa')
     assert [f'{m}.{n}' for m, n, _ in _placeholders()] == []
     assert {m: n for m, n in placeholders().items() if n} == {}
 
@@ -323,43 +324,78 @@ if __name__ == '__main__':
                 if src == DOC_TESTS else src)
 
 
+# Run in a fresh interpreter: python3 -c _WITHOUT_LIBRARY [--simulate] LIB...
+# checks that the build lacks each LIB (librdmacm, libmlx5, libefa) -- or,
+# with --simulate, makes a full build look so before any module over it is
+# imported -- and that every name of OPTIONAL_API over those libraries is a
+# placeholder whose error names the library and the packages that bring it.
+# Prints {lib: names checked} as JSON.
 _WITHOUT_LIBRARY = r'''
-import importlib, sys
+import importlib, json, sys
 from pyverbs import _verbs
-if sys.argv[1:] == ['--simulate']:
-    for flag in ('_HAVE_MLX5', '_HAVE_EFA'):
-        if hasattr(_verbs, flag):
-            delattr(_verbs, flag)   # as a build that did not find them
-else:
-    assert not hasattr(_verbs, '_HAVE_MLX5'), 'built with libmlx5'
-    assert not hasattr(_verbs, '_HAVE_EFA'), 'built with libefa'
-    assert not hasattr(_verbs, 'Mlx5Context')
-from pyverbs._unimplemented import PROVIDER_API, is_placeholder
+args = sys.argv[1:]
+simulate = args[:1] == ['--simulate']
+libs = args[1:] if simulate else args
+FLAGS = {'librdmacm': '_HAVE_RDMACM', 'libmlx5': '_HAVE_MLX5',
+         'libefa': '_HAVE_EFA'}
+# what the error must name: Debian's and Fedora's build packages, Debian's
+# run-time one
+PACKAGES = {'librdmacm': ('librdmacm-dev', 'librdmacm-devel', 'librdmacm1'),
+            'libmlx5': ('libibverbs-dev', 'rdma-core-devel'),
+            'libefa': ('libibverbs-dev', 'rdma-core-devel')}
+for lib in libs:
+    if simulate:
+        if hasattr(_verbs, FLAGS[lib]):
+            delattr(_verbs, FLAGS[lib])   # as a build that did not find it
+    else:
+        assert not hasattr(_verbs, FLAGS[lib]), 'built with ' + lib
+# simulating, a module imported already (pyverbs.device, by pyverbs)
+# was made with the flags: it cannot tell
+imported = set(sys.modules) if simulate else set()
+if not simulate:
+    if 'libmlx5' in libs:
+        assert not hasattr(_verbs, 'Mlx5Context')
+    if 'librdmacm' in libs:
+        assert not hasattr(_verbs, 'CMID')
+        assert not hasattr(_verbs, '_rdma_device_list')
+from pyverbs._unimplemented import OPTIONAL_API, OPTIONAL_LIBS, is_placeholder
 from pyverbs.pyverbs_error import PyverbsUserError
-n = 0
-for modname, names in PROVIDER_API.items():
-    mod = importlib.import_module(modname)
-    lib = 'libefa' if '.efa.' in modname else 'libmlx5'
-    for name in names:
-        obj = getattr(mod, name)
-        assert is_placeholder(obj), (modname, name)
-        try:
-            obj()
-        except PyverbsUserError as ex:
-            assert f'needs {lib}: this pyverbs-c was built without it' \
-                in str(ex), ex
-        else:
-            raise AssertionError((modname, name))
-        n += 1
-print(n)
+names = [(m, n) for m, ns in OPTIONAL_API.items() for n in ns]
+names.append(('pyverbs.device', 'rdma_get_devices'))
+count = dict.fromkeys(libs, 0)
+for modname, name in names:
+    what = f'{modname}.{name}'
+    lib = [lib for p, (_, lib) in OPTIONAL_LIBS.items()
+           if what.startswith(p)][0]
+    if lib not in libs or modname in imported:
+        continue
+    obj = getattr(importlib.import_module(modname), name)
+    assert is_placeholder(obj), what
+    try:
+        obj()
+    except PyverbsUserError as ex:
+        msg = str(ex)
+        assert f'{what} needs {lib}: this pyverbs-c was built without it' \
+            in msg, msg
+        assert all(p in msg for p in PACKAGES[lib]), msg
+    else:
+        raise AssertionError(what)
+    count[lib] += 1
+print(json.dumps(count))
 '''
 
 
-def test_providers_without_their_library_name_it():
-    """A build without libmlx5/libefa keeps every provider name importable,
-    and using one says which library the build lacked."""
+def test_optional_libraries_missing_are_named():
+    """A build without librdmacm/libmlx5/libefa keeps every name over them
+    importable, and using one says which library the build lacked and
+    which packages bring it."""
+    import json
     r = subprocess.run([sys.executable, '-c', _WITHOUT_LIBRARY,
-                        '--simulate'],
+                        '--simulate', 'librdmacm', 'libmlx5', 'libefa'],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert int(r.stdout) >= 90          # upstream 44 has 98 such names
+    count = json.loads(r.stdout)
+    # upstream 44: 7 pyverbs.cmid classes, device.rdma_get_devices, and
+    # aio.get_cm_event; 98 provider names
+    assert count['librdmacm'] == 9
+    assert count['libmlx5'] + count['libefa'] >= 90

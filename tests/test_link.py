@@ -111,11 +111,17 @@ def test_no_header_inline_provider_call_as_symbol():
     assert not bad, bad
 
 
+def needed(path):
+    """The DT_NEEDED entries of the shared object at path."""
+    return re.findall(r'\(NEEDED\)\s+Shared library: \[([^\]]+)\]',
+                      _readelf('-d', path))
+
+
 def test_needs_only_rdma_core_and_libc():
     """At run time the extension needs rdma-core's libraries and libc,
-    nothing else (no libpython: the interpreter provides it)."""
-    needed = re.findall(r'\(NEEDED\)\s+Shared library: \[([^\]]+)\]',
-                        _readelf('-d', _verbs.__file__))
+    nothing else (no libpython: the interpreter provides it), and each
+    optional library only where the build found it."""
+    got = needed(_verbs.__file__)
     allowed = {'libibverbs.so.1', 'librdmacm.so.1', 'libmlx5.so.1',
                'libefa.so.1', 'libc.so.6'}
     if os.environ.get('PYVERBS_SANITIZED'):
@@ -123,5 +129,9 @@ def test_needs_only_rdma_core_and_libc():
         # libgcc_s that UBSan's runtime brings in)
         allowed |= {'libasan.so.8', 'libubsan.so.1', 'libm.so.6',
                     'libgcc_s.so.1'}
-    assert 'libibverbs.so.1' in needed
-    assert set(needed) <= allowed, needed
+    assert 'libibverbs.so.1' in got
+    assert set(got) <= allowed, got
+    for flag, lib in (('_HAVE_RDMACM', 'librdmacm.so.1'),
+                      ('_HAVE_MLX5', 'libmlx5.so.1'),
+                      ('_HAVE_EFA', 'libefa.so.1')):
+        assert (lib in got) == bool(getattr(_verbs, flag, 0)), (lib, got)

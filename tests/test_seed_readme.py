@@ -46,6 +46,7 @@ import pyverbs.enums as e
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 
 from example_run import env
+from rdma_helpers import needs_rdmacm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE_DATA = os.path.join(ROOT, 'tests', 'data')
@@ -321,6 +322,7 @@ def poll(cq, timeout=10.0):
 
 
 @pytest.mark.skipif(not EXAMPLES, reason=NO_README)
+@needs_rdmacm
 def test_readme_cmid_example(dev_name, gid_index, tmp_path, ctx):
     import ipaddress
     gid = ctx.query_gid(1, gid_index)

@@ -9,6 +9,12 @@ of the headers it includes are not), followed by a fixed list of names that
 upstream pyverbs exposes for preprocessor macros (RAI_PASSIVE, the
 underscore-prefixed re-exports such as _IBV_DEVICE_RAW_SCATTER_FCS, ...).
 
+The exception is a header that a build may lack (OPTIONAL_GROUPS: rdma_cma.h,
+librdmacm being optional): its rows also record each value, as the C
+compiler computes it from the header (a small probe program is compiled and
+run), so that a build without the header still defines these constants; a
+build with it checks at compile time that the header agrees.
+
 The committed output comes from rdma-core 44 (Debian 12), the floor: it is
 the table.  Building against newer headers still compiles (rdma-core does not
 remove enumerators); enumerators newer than 44 are not exposed.
@@ -37,6 +43,10 @@ GROUPS = (
     ('MLX5DV', 'infiniband/mlx5dv.h'),
     ('EFADV', 'infiniband/efadv.h'),
 )
+
+# Groups whose header a build may not have: their rows carry their value
+# (PV_FIXED), with the pkg-config package that provides the header.
+OPTIONAL_GROUPS = {'RDMA_CM': 'librdmacm'}
 
 # Enums upstream pyverbs exposes that libibverbs keeps out of its installed
 # headers; enums.c defines them.  (group, enum name, members)
@@ -153,6 +163,36 @@ def source_version():
     return '.'.join(v[2:]) if len(v) >= 3 else 'unknown'
 
 
+def probe_values(include_dir, headers, exprs):
+    """{expr: int}: the value of each C expression as the compiler computes
+    it with headers included (a program is compiled and run)."""
+    cc = os.environ.get('CC', 'cc')
+    lines = ['#include <stdio.h>', '#include <stdint.h>',
+             *(f'#include <{h}>' for h in headers),
+             'int main(void)', '{']
+    for e in exprs:
+        # the sign without comparing an unsigned value with < 0
+        lines.append(f'\tif (!(({e}) > 0 || ({e}) == 0))')
+        lines.append(f'\t\tprintf("%lld\\n", (long long)({e}));')
+        lines.append('\telse')
+        lines.append(f'\t\tprintf("%llu\\n", (unsigned long long)({e}));')
+    lines += ['\treturn 0;', '}', '']
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'probe.c')
+        exe = os.path.join(tmp, 'probe')
+        with open(src, 'w') as f:
+            f.write('\n'.join(lines))
+        subprocess.run([cc, '-I', include_dir, '-o', exe, src], check=True)
+        out = subprocess.run([exe], capture_output=True, text=True,
+                             check=True).stdout.split()
+    return dict(zip(exprs, (int(v) for v in out)))
+
+
+def _fixed(name, expr, values):
+    v = values[expr]
+    return f'\tPV_FIXED({name}, {expr}, {v if v < 256 else hex(v)})'
+
+
 def generate(include_dir):
     out = [
         '/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */',
@@ -169,6 +209,10 @@ def generate(include_dir):
         ' *   PV_VAL(name)          an enumerator; its value comes from the'
         ' compiler',
         ' *   PV_MACRO(name, expr)  a name upstream pyverbs gives a macro',
+        ' *   PV_FIXED(name, expr, value)  either of the two in a header the',
+        ' *                         build may lack (' +
+        ', '.join(f'{g}: {p}' for g, p in OPTIONAL_GROUPS.items()) + '),',
+        ' *                         with its value there',
         ' */',
     ]
     sections = []
@@ -182,16 +226,31 @@ def generate(include_dir):
         macros = [(n, e) for g, n, e in MACROS if g == group]
         if macros:
             sections.append((group, 'macros', [], macros))
+    values = {}
+    for group in OPTIONAL_GROUPS:
+        exprs = [m for g, _, enums, _ in sections if g == group
+                 for _, members in enums for m in members]
+        exprs += [e for g, _, _, macros in sections if g == group
+                  for _, e in macros]
+        values[group] = probe_values(
+            include_dir, [h for g, h in GROUPS if g == group], exprs)
     for group, title, enums, macros in sections:
+        fixed = values.get(group)
         out.append('')
         out.append(f'/* {title} */')
         for name, members in enums:
             out.append(f'PV_ENUM({group}, {name})' if name else
                        f'PV_ANON({group})')
-            out.extend(f'\tPV_VAL({m})' for m in members)
+            if fixed:
+                out.extend(_fixed(m, m, fixed) for m in members)
+            else:
+                out.extend(f'\tPV_VAL({m})' for m in members)
         if macros:
             out.append(f'PV_ANON({group})')
-            out.extend(f'\tPV_MACRO({n}, {e})' for n, e in macros)
+            if fixed:
+                out.extend(_fixed(n, e, fixed) for n, e in macros)
+            else:
+                out.extend(f'\tPV_MACRO({n}, {e})' for n, e in macros)
     return '\n'.join(out) + '\n'
 
 

@@ -5,16 +5,18 @@ Every module of upstream pyverbs 44 is implemented.  This module is the
 safety net that keeps that so whatever the build machine had:
 
   - MISSING lists, per core module, upstream's public names (rdma-core 44)
-    and PROVIDER_API those of the provider modules.  Each module calls
+    and OPTIONAL_API those of the modules over an optional library (the
+    providers, rdma_cm).  Each module calls
     fill_missing(globals(), __name__) at its end, which defines every listed
     name the module did not define itself as a placeholder: a class whose
     construction (and any call of an attribute read from it) raises
     PyverbsUserError, or such a function.  A full build fills none
     (tests/test_imports.py checks it).
-  - A build without libmlx5 or libefa (meson finds them optional) defines
-    no class of that provider: each becomes a placeholder whose error names
-    the missing library, so imports (rdma-core's tests import every
-    provider module) still succeed (tests/test_build_options.py).
+  - A build without librdmacm, libmlx5 or libefa (meson finds them
+    optional) defines no class over that library: each becomes a
+    placeholder whose error names the missing library and the packages
+    that bring it (OPTIONAL_LIBS), so imports (rdma-core's tests import
+    every module) still succeed (tests/test_build_options.py).
   - Names upstream re-exports from another module (pyverbs.qp.qp_type_to_str
     is pyverbs.utils.qp_type_to_str) are filled with the real object
     (REEXPORTS).
@@ -62,11 +64,16 @@ MISSING = {
                          'udma_from_dev_barrier', 'udma_to_dev_barrier'),
 }
 
-# The provider modules' public names in upstream (rdma-core 44), whole: a
-# module defines what it implements and fill_missing() makes placeholders of
-# the rest; a build that did not find a provider's library defines none of
-# them, and each placeholder names the missing library.
-PROVIDER_API = {
+# The public names of the modules over an optional library, whole
+# (upstream's, rdma-core 44; pyverbs.aio's own): a module defines what it
+# implements and fill_missing() makes placeholders of the rest; a build that
+# did not find the library defines none of them, and each placeholder names
+# the missing library.
+OPTIONAL_API = {
+    'pyverbs.cmid': (
+        'AddrInfo', 'CMEvent', 'CMEventChannel', 'CMID', 'ConnParam',
+        'JoinMCAttrEx', 'UDParam'),
+    'pyverbs.aio': ('get_cm_event',),
     'pyverbs.providers.efa.efadv': (
         'EfaAH', 'EfaCQ', 'EfaContext', 'EfaDVAHAttr', 'EfaDVCQInitAttr',
         'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx'),
@@ -109,9 +116,22 @@ PROVIDER_API = {
         'DrActionPopVLan', 'DrActionPushVLan', 'DrActionQp', 'DrActionTag',
         'DrActionVPort', 'DrFlowSamplerAttr'),
 }
-# module prefix -> (the _verbs flag of a build with the library, its name)
-PROVIDER_LIBS = {'pyverbs.providers.mlx5.': ('_HAVE_MLX5', 'libmlx5'),
-                 'pyverbs.providers.efa.': ('_HAVE_EFA', 'libefa')}
+# prefix of a qualified name -> (the _verbs flag of a build with the
+# library, the library)
+OPTIONAL_LIBS = {
+    'pyverbs.cmid.': ('_HAVE_RDMACM', 'librdmacm'),
+    'pyverbs.aio.get_cm_event': ('_HAVE_RDMACM', 'librdmacm'),
+    'pyverbs.device.rdma_get_devices': ('_HAVE_RDMACM', 'librdmacm'),
+    'pyverbs.providers.mlx5.': ('_HAVE_MLX5', 'libmlx5'),
+    'pyverbs.providers.efa.': ('_HAVE_EFA', 'libefa'),
+}
+# library -> (what brings its development files: Debian/Ubuntu, Fedora/RHEL;
+# what brings it at run time: Debian/Ubuntu)
+LIB_PACKAGES = {
+    'librdmacm': ('librdmacm-dev', 'librdmacm-devel', 'librdmacm1'),
+    'libmlx5': ('libibverbs-dev', 'rdma-core-devel', 'ibverbs-providers'),
+    'libefa': ('libibverbs-dev', 'rdma-core-devel', 'ibverbs-providers'),
+}
 
 # module name -> {name: module it comes from}: upstream's re-exports.
 REEXPORTS = {
@@ -132,11 +152,12 @@ REEXPORTS = {
 _filled = {}     # module name -> names fill_missing() defined
 
 
-def _missing_library(module):
-    """The provider library module needs and this build lacks, or None."""
+def _missing_library(what):
+    """The optional library that what (a qualified name) needs and this
+    build lacks, or None."""
     from pyverbs import _verbs
-    for prefix, (flag, lib) in PROVIDER_LIBS.items():
-        if module.startswith(prefix) and not getattr(_verbs, flag, 0):
+    for prefix, (flag, lib) in OPTIONAL_LIBS.items():
+        if what.startswith(prefix) and not getattr(_verbs, flag, 0):
             return lib
     return None
 
@@ -144,10 +165,12 @@ def _missing_library(module):
 def _not_implemented(what):
     lib = _missing_library(what)
     if lib:
+        dev, devel, run = LIB_PACKAGES[lib]
         raise PyverbsUserError(
             f'{what} needs {lib}: this pyverbs-c was built without it '
-            f'(install rdma-core\'s development files, e.g. Debian\'s '
-            f'libibverbs-dev, then reinstall pyverbs-c)')
+            f'(install {dev} on Debian/Ubuntu or {devel} on Fedora/RHEL, '
+            f'then reinstall pyverbs-c; {run} is what it needs at run '
+            f'time)')
     raise PyverbsUserError(
         f'{what} is not implemented in this version of pyverbs-c')
 
@@ -199,7 +222,7 @@ def fill_missing(namespace, module):
         if name not in namespace:
             namespace[name] = getattr(importlib.import_module(source), name)
     filled = []
-    names = MISSING.get(module, ()) + PROVIDER_API.get(module, ())
+    names = MISSING.get(module, ()) + OPTIONAL_API.get(module, ())
     for name in names:
         if name not in namespace:
             namespace[name] = _placeholder(name, module)

@@ -2,8 +2,9 @@ from _typeshed import Incomplete
 from pyverbs.pyverbs_error import PyverbsUserError as PyverbsUserError
 
 MISSING: Incomplete
-PROVIDER_API: Incomplete
-PROVIDER_LIBS: Incomplete
+OPTIONAL_API: Incomplete
+OPTIONAL_LIBS: Incomplete
+LIB_PACKAGES: Incomplete
 REEXPORTS: Incomplete
 
 class _PlaceholderType(type):

@@ -30,6 +30,8 @@ import asyncio
 import errno
 import os
 
+from pyverbs import _verbs
+from pyverbs._unimplemented import fill_missing
 from pyverbs.cmid import CMEvent, CMEventChannel
 from pyverbs.cq import CQ, CQEX
 from pyverbs.device import Context
@@ -161,3 +163,10 @@ async def get_cm_event(channel):
         except PyverbsRDMAError as ex:
             if not _again(ex):
                 raise
+
+
+if not getattr(_verbs, '_HAVE_RDMACM', 0):
+    # a build without librdmacm: get_cm_event() raises PyverbsUserError
+    # naming the library (fill_missing)
+    del get_cm_event
+fill_missing(globals(), __name__)

@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """The RDMA connection manager (librdmacm): CMID, AddrInfo, CMEventChannel,
 CMEvent, ConnParam, UDParam and JoinMCAttrEx, implemented in C
-(pyverbs._verbs); this module adds the printed formats."""
-from pyverbs._verbs import (AddrInfo, CMEvent, CMEventChannel, CMID,
-                            ConnParam, JoinMCAttrEx, UDParam)
+(pyverbs._verbs); this module adds the printed formats.
+
+A pyverbs-c built without librdmacm (meson -Drdmacm=disabled, or none
+found) still has these names: each raises PyverbsUserError naming the
+library and its packages (pyverbs._unimplemented)."""
+from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
+
+if getattr(_verbs, '_HAVE_RDMACM', 0):
+    from pyverbs._verbs import (AddrInfo, CMEvent, CMEventChannel, CMID,
+                                ConnParam, JoinMCAttrEx, UDParam)
 
 __all__ = ['AddrInfo', 'CMEvent', 'CMEventChannel', 'CMID', 'ConnParam',
            'JoinMCAttrEx', 'UDParam']
@@ -22,6 +29,7 @@ def _conn_param_str(self):
             fmt.format('qp number', self.qpn))
 
 
-ConnParam.__str__ = _conn_param_str
+if getattr(_verbs, '_HAVE_RDMACM', 0):
+    ConnParam.__str__ = _conn_param_str
 
 fill_missing(globals(), __name__)

@@ -93,6 +93,12 @@ def rdma_get_devices():
             in _verbs._rdma_device_list()]
 
 
+if not getattr(_verbs, '_HAVE_RDMACM', 0):
+    # a build without librdmacm: fill_missing() makes rdma_get_devices a
+    # placeholder naming the library
+    del rdma_get_devices
+
+
 # ---- translators: numbers to text, as upstream prints them ----
 
 _DEVICE_CAPS = dict(_verbs._DEVICE_CAP_NAMES)

@@ -2,14 +2,17 @@
 /*
  * Context: an opened RDMA device (ibv_open_device / ibv_import_device /
  * ibv_close_device), its queries (device, port, GID, P_Key, clock), its
- * async events, and the device lists (ibv_get_device_list,
- * rdma_get_devices).  The attribute objects the queries return are in
- * device_attr.c.
+ * async events, and the device lists (ibv_get_device_list, and
+ * rdma_get_devices in a build with librdmacm).  The attribute objects the
+ * queries return are in device_attr.c.
  */
 #include <errno.h>
-#include <rdma/rdma_cma.h>
 
 #include "pyverbs.h"
+
+#if PV_HAVE_RDMACM
+#include <rdma/rdma_cma.h>
+#endif
 
 /*
  * libibverbs' enum ibv_gid_type_sysfs (what upstream's query_gid_type()
@@ -819,6 +822,7 @@ static PyObject *device_list(PyObject *m, PyObject *unused)
 	return res;
 }
 
+#if PV_HAVE_RDMACM
 /* _verbs._rdma_device_list(): the same for rdma_get_devices() (the
  * devices librdmacm can use). */
 static PyObject *rdma_device_list(PyObject *m, PyObject *unused)
@@ -845,14 +849,17 @@ static PyObject *rdma_device_list(PyObject *m, PyObject *unused)
 	rdma_free_devices(list);
 	return res;
 }
+#endif
 
 static PyMethodDef ctx_module_methods[] = {
 	{ "_device_list", device_list, METH_NOARGS,
 	  "_device_list()\n--\n\n"
 	  "[(name, node_type, transport_type, guid, index)] of each device." },
+#if PV_HAVE_RDMACM
 	{ "_rdma_device_list", rdma_device_list, METH_NOARGS,
 	  "_rdma_device_list()\n--\n\n"
 	  "_device_list() for the devices of rdma_get_devices()." },
+#endif
 	{ NULL }
 };
 

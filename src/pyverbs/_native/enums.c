@@ -12,16 +12,21 @@
  *
  * pyverbs.enums and friends turn that into IntEnum/IntFlag classes and
  * module globals.  Only header names are compiled in, so mlx5dv/efadv need
- * no provider library.
+ * no provider library.  rdma_cma.h comes with librdmacm, which a build may
+ * lack: the table records the values of its names (PV_FIXED), which a build
+ * without it uses and a build with it checks against the header.
  */
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/efadv.h>
-#include <rdma/rdma_cma.h>
 
 #include <infiniband/tm_types.h>
 
 #include "pyverbs.h"
+
+#if PV_HAVE_RDMACM
+#include <rdma/rdma_cma.h>
+#endif
 
 /*
  * The GID types as sysfs spells them ("IB/RoCE v1", "RoCE v2"): libibverbs
@@ -68,10 +73,18 @@ struct enum_row {
 
 #define PV_ENUM(g, n) { #n, 0, ROW_START, ENUM_GROUP_##g },
 #define PV_ANON(g) { NULL, 0, ROW_START, ENUM_GROUP_##g },
-#define PV_VAL(n) PV_MACRO(n, n)
-#define PV_MACRO(n, e) \
-	{ #n, (unsigned long long)(e), \
+/* s: the name as a string (stringified where it is a parameter: a
+ * macro's name, RAI_PASSIVE, would be expanded on the way down) */
+#define ENUM_ROW(s, e) \
+	{ s, (unsigned long long)(e), \
 	  ENUM_IS_NEG(e) ? ROW_NEGATIVE : ROW_VALUE, 0 },
+#define PV_VAL(n) ENUM_ROW(#n, n)
+#define PV_MACRO(n, e) ENUM_ROW(#n, e)
+#if PV_HAVE_RDMACM
+#define PV_FIXED(n, e, v) ENUM_ROW(#n, e)
+#else
+#define PV_FIXED(n, e, v) ENUM_ROW(#n, v)
+#endif
 
 static const struct enum_row enum_rows[] = {
 #include "enums_gen.h"
@@ -81,6 +94,25 @@ static const struct enum_row enum_rows[] = {
 #undef PV_ANON
 #undef PV_VAL
 #undef PV_MACRO
+#undef PV_FIXED
+#undef ENUM_ROW
+
+#if PV_HAVE_RDMACM
+/* The values the table records for a build without rdma_cma.h are the
+ * header's (they are ABI: a difference is a table to regenerate). */
+#define PV_ENUM(g, n)
+#define PV_ANON(g)
+#define PV_VAL(n)
+#define PV_MACRO(n, e)
+#define PV_FIXED(n, e, v) \
+	_Static_assert((e) == (v), #n " differs from the recorded value");
+#include "enums_gen.h"
+#undef PV_ENUM
+#undef PV_ANON
+#undef PV_VAL
+#undef PV_MACRO
+#undef PV_FIXED
+#endif
 
 static PyObject *enum_row_value(const struct enum_row *r)
 {

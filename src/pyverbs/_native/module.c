@@ -66,7 +66,10 @@ static int verbs_exec(PyObject *m)
 	    pv_qp_attr_init_types(m) ||
 	    pv_qp_init_types(m) || pv_qpex_init_types(m) ||
 	    pv_wq_init_types(m) || pv_spec_init_types(m) ||
-	    pv_flow_init_types(m) || pv_cm_init_types(m) ||
+	    pv_flow_init_types(m) ||
+#if PV_HAVE_RDMACM
+	    pv_cm_init_types(m) ||
+#endif
 #if PV_HAVE_MLX5
 	    pv_mlx5_init_types(m) ||
 #endif

@@ -614,7 +614,8 @@ int pv_qpex_init_types(PyObject *m);
 int pv_spec_init_types(PyObject *m);
 int pv_flow_init_types(PyObject *m);	/* after spec and qp */
 int pv_wq_init_types(PyObject *m);
-int pv_cm_init_types(PyObject *m);	/* cm/cmid.c, after qp_attr, mr */
+int pv_cm_init_types(PyObject *m);	/* cm/cmid.c, after qp_attr, mr;
+					 * with librdmacm */
 int pv_mlx5_init_types(PyObject *m);	/* providers/mlx5/mlx5.c, when built */
 int pv_efa_init_types(PyObject *m);	/* providers/efa/efa.c, when built */
 int pv_enums_init(PyObject *m);
@@ -731,12 +732,45 @@ void pv_alloc_guard_end(struct pv_alloc_guard *g, int failed);
  * made if needed).  pv_cmid_pd_obj(): its PD object (borrowed, made if
  * needed).  Each fails with PyverbsUserError when closed or unbound.
  */
+#if PV_HAVE_RDMACM
 int pv_is_cmid(PyObject *o);
 struct ibv_context *pv_cmid_verbs(PyObject *o);
 struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx);
 PyObject *pv_cmid_pd_obj(PyObject *o);
 /* cm/event.c: the ah_attr of the UDParam o. 0 or -1 (TypeError). */
 int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out);
+#else
+/*
+ * A build without librdmacm has no CMID and no UDParam type (their Python
+ * names are placeholders that cannot be made): nothing is a CMID, so the
+ * hooks below are never reached; each still fails cleanly.
+ */
+#define PV_NO_RDMACM "this pyverbs-c was built without librdmacm"
+static inline int pv_is_cmid(PyObject *o)
+{
+	return 0;
+}
+static inline struct ibv_context *pv_cmid_verbs(PyObject *o)
+{
+	pv_raise_user(PV_NO_RDMACM);
+	return NULL;
+}
+static inline struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx)
+{
+	pv_raise_user(PV_NO_RDMACM);
+	return NULL;
+}
+static inline PyObject *pv_cmid_pd_obj(PyObject *o)
+{
+	return pv_raise_user(PV_NO_RDMACM);
+}
+static inline int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out)
+{
+	PyErr_Format(PyExc_TypeError, "ud_param must be a UDParam, not "
+		     "%.100s (" PV_NO_RDMACM ")", Py_TYPE(o)->tp_name);
+	return -1;
+}
+#endif
 
 /* xrcd.c; parents[0] is the Context */
 struct pv_xrcd {

@@ -1126,7 +1126,8 @@ static PyType_Spec cmid_spec = {
 
 int pv_cm_init_types(PyObject *m)
 {
-	if (pv_cm_event_init_types(m) ||
+	if (PyModule_AddIntConstant(m, "_HAVE_RDMACM", 1) ||
+	    pv_cm_event_init_types(m) ||
 	    pv_add_type(m, &cmid_spec, pv.PyverbsCM, &pv.CMID))
 		return -1;
 	cm_qp_type = (PyTypeObject *)PyType_FromSpecWithBases(
