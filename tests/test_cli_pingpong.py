@@ -4,6 +4,7 @@ records and result lines on any host (the exchange over a real TCP
 socket); in the Soft-RoCE VM, real ping-pong between rxe0 and rxe1 against
 ibverbs-utils' ibv_rc_pingpong / ibv_ud_pingpong in both roles, and
 against themselves."""
+import os
 import re
 import shutil
 import socket
@@ -348,6 +349,26 @@ def test_pingpong_events(dev_names, gids, tool):
                        (['-m', '1024'] if tool == 'rc' else []))
     _parse(sout, size, 30, tool)
     _parse(cout, size, 30, tool)
+
+
+@pytest.mark.device
+@pytest.mark.parametrize('tool', TOOLS)
+def test_check_finds_unmarked_pages(dev_names, gids, tool):
+    """-c is a real check: against a C client that does not mark its
+    pages (no -c), our server reports each page, as the C server would."""
+    server, client = _roles(tool, 'ours-server')
+    page = os.sysconf('SC_PAGESIZE')
+    size = 2 * page if tool == 'rc' else 1024   # ud: within the MTU
+    _PORT[0] += 1
+    port = str(_PORT[0])
+    common = ['-p', port, '-n', '5', '-s', str(size)]
+    (sout, serr), _ = serve_pair(
+        server + ['-d', dev_names[0], '-g', str(gids[0]), '-c'] + common,
+        client + ['-d', dev_names[-1], '-g', str(gids[-1])] + common +
+        ['192.0.2.1'], lambda: tcp_listening(int(port)), TIMEOUT)
+    pages = -(-size // page)
+    assert sout.splitlines()[4:] == [f'invalid data in page {i}'
+                                     for i in range(pages)], sout
 
 
 @pytest.mark.device
