@@ -7,6 +7,7 @@ import importlib
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -46,3 +47,43 @@ def load(name):
         return importlib.import_module(name)
     finally:
         sys.path.pop(0)
+
+
+def tcp_listening(port):
+    """Is some socket listening on TCP port (from /proc/net/tcp{,6})?"""
+    for name in ('/proc/net/tcp', '/proc/net/tcp6'):
+        try:
+            with open(name) as f:
+                lines = f.readlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == '0A' and \
+                    int(fields[1].rsplit(':', 1)[1], 16) == port:
+                return True
+    return False
+
+
+def serve_pair(server_cmd, client_cmd, listening, timeout):
+    """Start server_cmd, wait until listening() is true, run client_cmd;
+    both must exit with 0 within timeout seconds (the server is killed if
+    anything goes wrong).  Returns their (stdout, stderr)s."""
+    srv = subprocess.Popen(server_cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env=env())
+    try:
+        deadline = time.monotonic() + 60
+        while not listening():
+            assert srv.poll() is None, srv.communicate()
+            assert time.monotonic() < deadline, 'the server never listened'
+            time.sleep(0.1)
+        cli = subprocess.run(client_cmd, capture_output=True, text=True,
+                             env=env(), timeout=timeout)
+        sout, serr = srv.communicate(timeout=timeout)
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.communicate()
+    assert cli.returncode == 0, (cli.stdout, cli.stderr, serr)
+    assert srv.returncode == 0, (sout, serr, cli.stderr)
+    return (sout, serr), (cli.stdout, cli.stderr)

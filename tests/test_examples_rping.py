@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 
 import pytest
 
@@ -116,25 +115,8 @@ def _next_port():
 def _serve(port, server_cmd, client_cmd):
     """Start server_cmd, wait until it listens on port, run client_cmd;
     both must succeed.  Returns their (stdout, stderr)s."""
-    srv = subprocess.Popen(server_cmd, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True,
-                           env=example_run.env())
-    try:
-        deadline = time.monotonic() + 60
-        while not _listening(port):
-            assert srv.poll() is None, srv.communicate()
-            assert time.monotonic() < deadline, 'the server never listened'
-            time.sleep(0.2)
-        cli = subprocess.run(client_cmd, capture_output=True, text=True,
-                             env=example_run.env(), timeout=TIMEOUT)
-        sout, serr = srv.communicate(timeout=TIMEOUT)
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.communicate()
-    assert cli.returncode == 0, (cli.stdout, cli.stderr, serr)
-    assert srv.returncode == 0, (sout, serr, cli.stderr)
-    return (sout, serr), (cli.stdout, cli.stderr)
+    return example_run.serve_pair(server_cmd, client_cmd,
+                                  lambda: _listening(port), TIMEOUT)
 
 
 def _pair(server, client, count, size):

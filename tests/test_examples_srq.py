@@ -6,8 +6,6 @@ default 16 QPs and with 4."""
 import os
 import re
 import shutil
-import subprocess
-import time
 
 import pytest
 
@@ -73,22 +71,6 @@ def test_wire_record_format():
 
 # ---------------------------------------------------------------- device
 
-def _listening(port):
-    """Is some socket listening on TCP port (from /proc/net/tcp{,6})?"""
-    for name in ('/proc/net/tcp', '/proc/net/tcp6'):
-        try:
-            with open(name) as f:
-                lines = f.readlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[3] == '0A' and \
-                    int(fields[1].rsplit(':', 1)[1], 16) == port:
-                return True
-    return False
-
-
 _PORT = [18600]
 
 
@@ -100,29 +82,12 @@ def _pair(server, client, dev_names, gids, nqp, iters, extra=()):
     common = ['-p', port, '-n', str(iters), '-s', '1024'] + list(extra)
     if nqp is not None:
         common += ['-q', str(nqp)]
-    srv = subprocess.Popen(
+    (sout, _), (cout, _) = example_run.serve_pair(
         server + ['-d', dev_names[0], '-g', str(gids[0])] + common,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=example_run.env())
-    try:
-        deadline = time.monotonic() + 60
-        while not _listening(int(port)):
-            assert srv.poll() is None, srv.communicate()
-            assert time.monotonic() < deadline, 'the server never listened'
-            time.sleep(0.1)
-        cli = subprocess.run(
-            client + ['-d', dev_names[-1], '-g', str(gids[-1])] + common +
-            ['192.0.2.1'], capture_output=True, text=True,
-            env=example_run.env(),
-            timeout=TIMEOUT)
-        sout, serr = srv.communicate(timeout=TIMEOUT)
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.communicate()
-    assert cli.returncode == 0, (cli.stdout, cli.stderr, serr)
-    assert srv.returncode == 0, (sout, serr, cli.stderr)
-    return sout, cli.stdout
+        client + ['-d', dev_names[-1], '-g', str(gids[-1])] + common +
+        ['192.0.2.1'], lambda: example_run.tcp_listening(int(port)),
+        TIMEOUT)
+    return sout, cout
 
 
 ADDR = re.compile(r'^  (local|remote) address: {1,2}LID 0x([0-9a-f]{4}), '
