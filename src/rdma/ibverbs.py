@@ -668,6 +668,11 @@ class PD(_Wrapper):
                                         srq=srq, cap=cap, qp_type=qp_type,
                                         sq_sig_all=sq_sig_all))
 
+    def cq(self, nelems=100, cc=None, vec=0):
+        """A new CQ of this PD's Context (the document's UD example makes
+        its CQ this way)."""
+        return self.ctx.cq(nelems, cc, vec)
+
     def srq(self, max_wr=100, max_sge=1):
         """A new SRQ."""
         return SRQ(self, max_wr, max_sge)
@@ -757,11 +762,15 @@ class _ReadOnlyView:
 
 
 _WRITE_ACCESS = _e.IBV_ACCESS_LOCAL_WRITE | _e.IBV_ACCESS_REMOTE_WRITE
+_REMOTE_WRITE = _e.IBV_ACCESS_REMOTE_WRITE | _e.IBV_ACCESS_REMOTE_ATOMIC
 
 
 class MR(_Wrapper):
     """A memory registration over a buffer-protocol object (bytes, a
-    bytearray, an mmap, a numpy array ...), held until close()."""
+    bytearray, an mmap, a numpy array ...), held until close().  A
+    read-only buffer takes access without LOCAL_WRITE/REMOTE_WRITE (e.g.
+    REMOTE_READ); REMOTE_WRITE and REMOTE_ATOMIC imply LOCAL_WRITE, which
+    verbs require with them."""
     _what = 'mr'
 
     def __init__(self, pd, buf, access=0):
@@ -781,6 +790,10 @@ class MR(_Wrapper):
         if access & _WRITE_ACCESS and readonly:
             raise TypeError('Expected mutable buffer: LOCAL_WRITE and '
                             'REMOTE_WRITE need a writable one')
+        if access & _REMOTE_WRITE:
+            # verbs refuse REMOTE_WRITE (or ATOMIC) without LOCAL_WRITE
+            # (EINVAL); python-rdma's document registers that way
+            access |= _e.IBV_ACCESS_LOCAL_WRITE
         self.pd = pd
         self._buf = buf
         self._ro = None

@@ -38,8 +38,10 @@ class Path:
     (AHs made from the path, looked-up indexes) are dropped by
     drop_cache(), copies and pickling."""
 
-    #: retry_cnt of an RC QP (and MAD retries)
-    retries = 0
+    #: retry_cnt of an RC QP.  python-rdma's default is 0 (it was also
+    #: the MAD retry count); with no MADs here, 7 keeps one lost packet
+    #: from breaking an RC connection.
+    retries = 7
     #: the rdma.devices.EndPort the path starts at
     end_port = None
 
