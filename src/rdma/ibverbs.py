@@ -117,11 +117,14 @@ def _rebuild_exc(cls, wc, text):
 
 
 def _const_str(prefix, value):
-    for k, v in globals().items():
-        if k.startswith(prefix) and v == value and \
-                not k.endswith(('_MASK', '_ALL')):
-            return k[len(prefix):]
-    return str(value)
+    """The name of value in the libibverbs enum whose members start with
+    prefix (without it), e.g. _const_str('IBV_WC_', 1) is 'RDMA_WRITE'."""
+    enum_cls = {'IBV_WC_': _e.ibv_wc_opcode, 'IBV_EVENT_': _e.ibv_event_type,
+                'IBV_QPT_': _e.ibv_qp_type}[prefix]
+    try:
+        return enum_cls(value).name[len(prefix):]
+    except ValueError:
+        return str(value)
 
 
 def wc_status_str(status):
@@ -435,8 +438,11 @@ def _post(fn, wrs, func):
         fn(wrs if len(wrs) > 1 else wrs[0])
     except PyverbsRDMAError as err:
         code = err.errno if err.errno and err.errno > 0 else _errno.EINVAL
+        idx = getattr(err, 'bad_wr_index', None)
+        if idx is None and len(wrs) == 1:
+            idx = 0
         raise WRError(code, err.func or func, 'Failed to post work request',
-                      getattr(err, 'bad_wr_index', 0)) from err
+                      idx) from err
 
 
 def _check(obj, what):
@@ -772,6 +778,7 @@ class MR(_Wrapper):
     REMOTE_READ); REMOTE_WRITE and REMOTE_ATOMIC imply LOCAL_WRITE, which
     verbs require with them."""
     _what = 'mr'
+    _ro = None
 
     def __init__(self, pd, buf, access=0):
         if not isinstance(pd, PD):

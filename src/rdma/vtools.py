@@ -126,8 +126,8 @@ class BufferPool:
             if wc is None:
                 continue
             if wc.status != ibv.IBV_WC_SUCCESS:
-                raise ibv.WCError(wc, obj=qp if isinstance(qp, ibv.QP)
-                                  else None)
+                raise ibv.WCError(wc, obj=qp if isinstance(
+                    qp, (ibv.QP, ibv.SRQ)) else None)
             if wc.opcode & ibv.IBV_WC_RECV:
                 new_recvs += 1
             elif wc.opcode not in _RECV_DONE:
