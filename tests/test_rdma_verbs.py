@@ -247,7 +247,7 @@ def test_srq_traffic(ctx, ep, dev_names):
     qp = pd.qp(ibv.IBV_QPT_UD, 4, cq, 4, cq, srq=srq)
     qp.establish(IBPath(ep, qkey=QKEY, sqpn=qp.qp_num))
     pool = rdma.vtools.BufferPool(pd, count=8, size=GRH + 64)
-    pool.post_recvs(srq, 4)
+    pool.post_recvs(srq, 2)     # one datagram takes it below the limit
     with rdma.get_verbs(peer) as ctx2:
         pd2 = ctx2.pd()
         cq2 = ctx2.cq(8)
@@ -267,8 +267,16 @@ def test_srq_traffic(ctx, ep, dev_names):
         assert pool.copy_from(wcs[0].wr_id, GRH, 7) == b'via srq'
         sent = list(rdma.vtools.CQPoller(cq2).iterwc(count=1, timeout=10))
         assert [w.status for w in sent] == [ibv.IBV_WC_SUCCESS]
+    # the SRQ went below its limit: an async event names the SRQ wrapper
+    poll = select.poll()
+    ctx.register_poll(poll)
+    events = [ev for ev in poll.poll(10000) if ctx.check_poll(ev)]
+    assert events, 'no SRQ limit event'
+    ev = ctx.get_async_event()
+    assert ev == (ibv.IBV_EVENT_SRQ_LIMIT_REACHED, srq)
+    ctx.handle_async_event(ev)          # not an error: nothing raised
     pool.finish_wcs(srq, wcs)
-    assert len(pool) == 4
+    assert len(pool) == 6
     err_wc = ibv.wc(status=ibv.IBV_WC_LOC_LEN_ERR, qp_num=qp.qp_num)
     with pytest.raises(ibv.WCError) as werr:
         pool.finish_wcs(srq, [err_wc])
