@@ -11,13 +11,13 @@ import rdma.ibverbs as ibv
 import rdma.vtools
 
 from common import end_ports
-from rc_nocm import connect
+from rc_nocm import connect, rc_qps
 
 
 def main():
     ep_a, ep_b = end_ports(__doc__)
     with rdma.get_verbs(ep_a) as ctx_a, rdma.get_verbs(ep_b) as ctx_b:
-        pd_a, pd = ctx_a.pd(), ctx_b.pd()
+        (pd_a, cq_a, qp_a), (pd, cq_b, qp_b) = rc_qps(ctx_a, ctx_b)
 
         # the document's registrations (on side B)
         s = b'Hello'
@@ -35,9 +35,6 @@ def main():
         assert (sge.addr, sge.length) == (mr_ba.addr + 10, 128)
         print(f'ok: {mr_ro!r}\nok: {mr_ba!r}\nok: {mr_mm!r}')
 
-        cq_a, cq_b = ctx_a.cq(16), ctx_b.cq(16)
-        qp_a = pd_a.qp(ibv.IBV_QPT_RC, 8, cq_a, 8, cq_a)
-        qp_b = pd.qp(ibv.IBV_QPT_RC, 8, cq_b, 8, cq_b)
         connect(ep_a, qp_a, ep_b, qp_b,
                 ibv.IBV_ACCESS_REMOTE_READ | ibv.IBV_ACCESS_REMOTE_WRITE)
 

@@ -99,6 +99,15 @@ def connect(ep_a, qp_a, ep_b, qp_b, access):
     return result['a'], path_b
 
 
+def rc_qps(ctx_a, ctx_b, depth=8):
+    """A PD, CQ and RC QP on each side: (pd_a, cq_a, qp_a), (pd_b, ...)."""
+    out = []
+    for ctx in (ctx_a, ctx_b):
+        pd, cq = ctx.pd(), ctx.cq(2 * depth)
+        out.append((pd, cq, pd.qp(ibv.IBV_QPT_RC, depth, cq, depth, cq)))
+    return out
+
+
 ACCESS = (ibv.IBV_ACCESS_LOCAL_WRITE | ibv.IBV_ACCESS_REMOTE_WRITE |
           ibv.IBV_ACCESS_REMOTE_READ)
 
@@ -106,10 +115,7 @@ ACCESS = (ibv.IBV_ACCESS_LOCAL_WRITE | ibv.IBV_ACCESS_REMOTE_WRITE |
 def main():
     ep_a, ep_b = end_ports(__doc__)
     with rdma.get_verbs(ep_a) as ctx_a, rdma.get_verbs(ep_b) as ctx_b:
-        pd_a, pd_b = ctx_a.pd(), ctx_b.pd()
-        cq_a, cq_b = ctx_a.cq(16), ctx_b.cq(16)
-        qp_a = pd_a.qp(ibv.IBV_QPT_RC, 8, cq_a, 8, cq_a)
-        qp_b = pd_b.qp(ibv.IBV_QPT_RC, 8, cq_b, 8, cq_b)
+        (pd_a, cq_a, qp_a), (pd_b, cq_b, qp_b) = rc_qps(ctx_a, ctx_b)
         path_a, path_b = connect(ep_a, qp_a, ep_b, qp_b, ACCESS)
         assert path_a.dqpn == qp_b.qp_num and path_b.dqpn == qp_a.qp_num
         assert path_a.sqpsn == path_b.dqpsn and path_b.sqpsn == path_a.dqpsn

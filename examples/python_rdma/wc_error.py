@@ -8,16 +8,13 @@ import rdma.ibverbs as ibv
 import rdma.vtools
 
 from common import end_ports
-from rc_nocm import connect
+from rc_nocm import connect, rc_qps
 
 
 def main():
     ep_a, ep_b = end_ports(__doc__)
     with rdma.get_verbs(ep_a) as ctx_a, rdma.get_verbs(ep_b) as ctx_b:
-        pd_a, pd_b = ctx_a.pd(), ctx_b.pd()
-        cq_a, cq_b = ctx_a.cq(16), ctx_b.cq(16)
-        qp = pd_a.qp(ibv.IBV_QPT_RC, 8, cq_a, 8, cq_a)
-        qp_b = pd_b.qp(ibv.IBV_QPT_RC, 8, cq_b, 8, cq_b)
+        (pd_a, cq_a, qp), (pd_b, cq_b, qp_b) = rc_qps(ctx_a, ctx_b)
         connect(ep_a, qp, ep_b, qp_b, ibv.IBV_ACCESS_REMOTE_WRITE)
         # local write only: a remote write into it is an access error
         target = pd_b.mr(bytearray(64), ibv.IBV_ACCESS_LOCAL_WRITE)
