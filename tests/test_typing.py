@@ -26,12 +26,15 @@ import sys
 import pytest
 
 import pyverbs
+import rdma
 from pyverbs import _verbs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(pyverbs.__file__)))
 PKG = os.path.dirname(os.path.abspath(pyverbs.__file__))
+# The packages typed: pyverbs, and rdma (python-rdma's verbs API).
+PACKAGES = (pyverbs, rdma)
 ALLOWLIST = os.path.join(HERE, 'stubtest-allowlist.txt')
 
 # Callables of pyverbs._verbs exempt from the text-signature rule, with why:
@@ -50,10 +53,11 @@ DUNDERS = {'__enter__', '__exit__', '__reduce__'}
 
 STUBTEST = '''
 import importlib, pkgutil, sys
-import pyverbs
-for info in pkgutil.walk_packages(pyverbs.__path__, 'pyverbs.'):
-    if not info.name.endswith('.__main__'):     # that one runs the CLI
-        importlib.import_module(info.name)
+import pyverbs, rdma
+for pkg in (pyverbs, rdma):
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):
+        if not info.name.endswith('.__main__'):     # that one runs the CLI
+            importlib.import_module(info.name)
 from mypy.stubtest import main
 sys.argv[0] = 'stubtest'
 sys.exit(main())
@@ -61,11 +65,13 @@ sys.exit(main())
 
 
 def _public_modules():
-    mods = ['pyverbs']
-    for info in pkgutil.walk_packages(pyverbs.__path__, 'pyverbs.'):
-        if not info.name.rsplit('.', 1)[-1].startswith('_') or \
-                info.name.endswith('._verbs'):
-            mods.append(info.name)
+    mods = []
+    for pkg in PACKAGES:
+        mods.append(pkg.__name__)
+        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):
+            if not info.name.rsplit('.', 1)[-1].startswith('_') or \
+                    info.name.endswith('._verbs'):
+                mods.append(info.name)
     return mods
 
 
@@ -83,7 +89,9 @@ def _run(*args):
 
 
 def test_py_typed_and_a_stub_per_module():
-    assert os.path.isfile(os.path.join(PKG, 'py.typed'))
+    for pkg in PACKAGES:
+        assert os.path.isfile(os.path.join(os.path.dirname(pkg.__file__),
+                                           'py.typed')), pkg.__name__
     missing = []
     for mod in _public_modules():
         path = os.path.join(SRC, *mod.split('.'))
@@ -113,8 +121,8 @@ def test_stubtest(tmp_path):
     probed.write_text(''.join(f'{name}\n' for name, found in PROBED
                               if found()))
     r = subprocess.run(
-        [sys.executable, '-c', STUBTEST, 'pyverbs', '--allowlist', ALLOWLIST,
-         '--allowlist', str(probed)],
+        [sys.executable, '-c', STUBTEST, 'pyverbs', 'rdma', '--allowlist',
+         ALLOWLIST, '--allowlist', str(probed)],
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=SRC), capture_output=True,
         text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
@@ -208,9 +216,10 @@ def test_text_signatures():
                     reason='installs its own unsanitized build: a packaging '
                     'check, not one for a tools/sanitize run')
 def test_install_ships_stubs(tmp_path):
-    """meson's install of the package (what `pip install .` and a wheel
-    run) carries py.typed and every .pyi: installed into a scratch
-    DESTDIR from the development build, nothing recompiled."""
+    """meson's install of the packages (what `pip install .` and a wheel
+    run) carries, for pyverbs and rdma, py.typed and every .py and .pyi:
+    installed into a scratch DESTDIR from the development build, nothing
+    recompiled."""
     build = os.path.join(ROOT, 'build')
     meson = shutil.which('meson')
     if meson is None or not os.path.isfile(os.path.join(build,
@@ -222,12 +231,18 @@ def test_install_ships_stubs(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     found = [os.path.join(dp, f) for dp, _, fs in os.walk(tmp_path)
              for f in fs if f == 'py.typed']
-    assert len(found) == 1, found
-    installed = os.path.dirname(found[0])
-    want = sorted(os.path.relpath(os.path.join(dp, f), PKG)
-                  for dp, _, fs in os.walk(PKG) for f in fs
-                  if f.endswith('.pyi'))
-    got = sorted(os.path.relpath(os.path.join(dp, f), installed)
-                 for dp, _, fs in os.walk(installed) for f in fs
-                 if f.endswith('.pyi'))
-    assert want and got == want
+    assert len(found) == len(PACKAGES), found
+    for pkg in PACKAGES:
+        src = os.path.dirname(os.path.abspath(pkg.__file__))
+        installed = [os.path.dirname(f) for f in found
+                     if os.path.basename(os.path.dirname(f)) ==
+                     pkg.__name__]
+        assert len(installed) == 1, (pkg.__name__, found)
+        want = sorted(os.path.relpath(os.path.join(dp, f), src)
+                      for dp, _, fs in os.walk(src) for f in fs
+                      if f.endswith(('.pyi', '.py')) and
+                      '__pycache__' not in dp and '_native' not in dp)
+        got = sorted(os.path.relpath(os.path.join(dp, f), installed[0])
+                     for dp, _, fs in os.walk(installed[0]) for f in fs
+                     if f.endswith(('.pyi', '.py')))
+        assert want and got == want, pkg.__name__
