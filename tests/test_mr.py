@@ -147,6 +147,40 @@ def test_mr_over_buffer_length_checks(pd):
         MR(pd, 10, LOCAL_WRITE, address=1.5)
 
 
+def test_mr_over_read_only_buffer(ctx, pd):
+    """bytes (read-only) can back an MR whose access lets nothing write it
+    (REMOTE_READ): the peer RDMA READs it; write() and a writable view are
+    refused, and so is a rereg that would add write access."""
+    import pyverbs.enums as e
+    from rdma_helpers import pair, poll, send_wr
+    data = bytes(range(256)) * 16
+    mr = MR(pd, 0, e.IBV_ACCESS_REMOTE_READ, address=data)
+    assert mr.length == len(data) and mr.read(4, 1) == bytes([1, 2, 3, 4])
+    with pytest.raises(PyverbsUserError, match='read-only'):
+        mr.write(b'x', 1, 0)
+    view = memoryview(mr)
+    assert view.readonly and view[5] == 5
+    view.release()
+    with pytest.raises(PyverbsUserError, match='read-only'):
+        mr.rereg(e.IBV_REREG_MR_CHANGE_ACCESS,
+                 access=e.IBV_ACCESS_LOCAL_WRITE)
+    mr.close()
+    # the peer RDMA READs it (an MR on the responder QP's PD)
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64)
+    try:
+        ro = MR(b.pd, 0, e.IBV_ACCESS_REMOTE_READ, address=data)
+        wr = send_wr(a, opcode=e.IBV_WR_RDMA_READ, length=64)
+        wr.set_wr_rdma(ro.rkey, ro.buf + 64)
+        a.qp.post_send(wr)
+        poll(a.cq)
+        assert a.mr.read(64, 0) == data[64:128]
+    finally:
+        a.close()
+        b.close()
+    with pytest.raises(TypeError, match='read-only one without write'):
+        MR(pd, 0, e.IBV_ACCESS_LOCAL_WRITE, address=data)
+
+
 def test_mr_over_mmap_and_numpy(pd):
     m = mmap.mmap(-1, 16384)
     with MR(pd, 16384, LOCAL_WRITE, address=m) as mr:

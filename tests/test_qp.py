@@ -769,3 +769,40 @@ def test_establish(pd, cq, port, ctx, gid_index):
         assert qa.qp_access_flags == (e.IBV_ACCESS_LOCAL_WRITE |
                                       e.IBV_ACCESS_REMOTE_WRITE |
                                       e.IBV_ACCESS_REMOTE_READ)
+
+
+def test_attach_detach_mcast(ctx, pd):
+    """attach_mcast/detach_mcast (beyond upstream; python-rdma's QP has
+    them): a UD QP joins and leaves a multicast GID (given as a GID, its
+    string or 16 bytes); other QP types, bad GIDs and closed QPs raise."""
+    from pyverbs.addr import GID
+    from pyverbs.cq import CQ
+    mgid = 'ff0e:0000:0000:0000:0000:ffff:e001:0109'   # 224.1.1.9 on RoCE
+    cq = CQ(ctx, 8)
+    ud = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
+                           cap=QPCap()))
+    ud.attach_mcast(GID(mgid))
+    ud.detach_mcast(mgid, 0)
+    ud.attach_mcast(bytes.fromhex(mgid.replace(':', '')), lid=0)
+    ud.detach_mcast(gid=GID(mgid))
+    with pytest.raises(PyverbsRDMAError) as ex:
+        ud.detach_mcast(mgid)                   # not attached any more
+    assert ex.value.func == 'ibv_detach_mcast'
+    for bad in (None, 'not a gid', b'short', 1.5):
+        with pytest.raises((TypeError, ValueError, PyverbsUserError)):
+            ud.attach_mcast(bad)
+    with pytest.raises((OverflowError, ValueError, PyverbsUserError)):
+        ud.attach_mcast(mgid, 2**16)
+    rc = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                           cap=QPCap()))
+    with pytest.raises(PyverbsRDMAError) as ex:
+        rc.attach_mcast(mgid)
+    assert ex.value.func == 'ibv_attach_mcast'
+    assert ex.value.error_code == errno.EINVAL
+    # the kernel refuses to destroy an attached QP: close leaves first
+    ud.attach_mcast(mgid)
+    ud.close()
+    with pytest.raises(PyverbsUserError):
+        ud.attach_mcast(mgid)
+    rc.close()
+    cq.close()

@@ -322,13 +322,12 @@ def test_multicast(ctx, ep):
         qp.attach_mcast(group)
     except rdma.SysError as err:
         pytest.skip(f'{ep} refuses multicast: {err}')
-    assert qp._groups == [(IBA.GID('ff0e::1234'), 0xC001)]
     qp.detach_mcast(group)
-    assert qp._groups == []
     with pytest.raises(rdma.SysError) as err:
         qp.detach_mcast(group)
     assert err.value.func == 'ibv_detach_mcast'
     qp.attach_mcast(group)
-    qp.close()                                  # detaches first
+    qp.close()          # pyverbs' QP detaches first (the kernel would
+                        # refuse to destroy it attached)
     with pytest.raises(TypeError, match='GID'):
         pd.qp(ibv.IBV_QPT_UD, 1, cq, 1, cq).attach_mcast(IBPath(ep))

@@ -10,8 +10,6 @@ with the errno and the failing C function.  Closing a Context or PD closes
 what was made from it (pyverbs' own close cascade).
 """
 import collections
-import ctypes
-import ctypes.util
 import errno as _errno
 import select
 import struct
@@ -729,44 +727,6 @@ class AH(_Wrapper):
         return f'AH(0x{id(self.native):x})'
 
 
-class _Py_buffer(ctypes.Structure):
-    _fields_ = [('buf', ctypes.c_void_p), ('obj', ctypes.py_object),
-                ('len', ctypes.c_ssize_t), ('itemsize', ctypes.c_ssize_t),
-                ('readonly', ctypes.c_int), ('ndim', ctypes.c_int),
-                ('format', ctypes.c_char_p),
-                ('shape', ctypes.POINTER(ctypes.c_ssize_t)),
-                ('strides', ctypes.POINTER(ctypes.c_ssize_t)),
-                ('suboffsets', ctypes.POINTER(ctypes.c_ssize_t)),
-                ('internal', ctypes.c_void_p)]
-
-
-_get_buffer = ctypes.pythonapi.PyObject_GetBuffer
-_get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_Py_buffer),
-                        ctypes.c_int]
-_get_buffer.restype = ctypes.c_int
-_release_buffer = ctypes.pythonapi.PyBuffer_Release
-_release_buffer.argtypes = [ctypes.POINTER(_Py_buffer)]
-_release_buffer.restype = None
-
-
-class _ReadOnlyView:
-    """Holds a read-only buffer exported (PyObject_GetBuffer) until
-    release(): its memory stays put while a registration uses it."""
-
-    def __init__(self, obj):
-        self._view = _Py_buffer()
-        _get_buffer(obj, ctypes.byref(self._view), 0)   # PyBUF_SIMPLE
-        self.addr = self._view.buf or 0
-        self.length = self._view.len
-
-    def release(self):
-        if self._view is not None:
-            _release_buffer(ctypes.byref(self._view))
-            self._view = None
-
-    __del__ = release
-
-
 _WRITE_ACCESS = _e.IBV_ACCESS_LOCAL_WRITE | _e.IBV_ACCESS_REMOTE_WRITE
 _REMOTE_WRITE = _e.IBV_ACCESS_REMOTE_WRITE | _e.IBV_ACCESS_REMOTE_ATOMIC
 
@@ -778,7 +738,6 @@ class MR(_Wrapper):
     REMOTE_READ); REMOTE_WRITE and REMOTE_ATOMIC imply LOCAL_WRITE, which
     verbs require with them."""
     _what = 'mr'
-    _ro = None
 
     def __init__(self, pd, buf, access=0):
         if not isinstance(pd, PD):
@@ -803,43 +762,15 @@ class MR(_Wrapper):
             access |= _e.IBV_ACCESS_LOCAL_WRITE
         self.pd = pd
         self._buf = buf
-        self._ro = None
         try:
-            if readonly:
-                self._ro = _ReadOnlyView(buf)
-                self.native = _mr.MR(pd.native, self._ro.length, access,
-                                     address=self._ro.addr)
-            else:
-                self.native = _mr.MR(pd.native, memoryview(buf).nbytes,
-                                     access, address=buf)
+            # pyverbs' MR holds the buffer (read-only ones too, when the
+            # access writes nothing) until it is closed
+            self.native = _mr.MR(pd.native, 0, access, address=buf)
         except PyverbsRDMAError as err:
-            self._release()
             raise _sys_error(err, 'ibv_reg_mr',
                              'Failed to register memory region') from err
         except (PyverbsUserError, BufferError) as err:
-            self._release()
             raise ValueError(f'cannot register this buffer: {err}') from err
-
-    def _release(self):
-        if self._ro is not None and (self.native is None or
-                                     self.native.closed):
-            self._ro.release()
-            self._ro = None
-
-    def close(self):
-        try:
-            super().close()
-        finally:
-            self._release()
-
-    def __del__(self):
-        if self._ro is not None:
-            if self.native is not None and not self.native.closed:
-                try:
-                    self.native.close()
-                except Exception:
-                    return      # keep the buffer: the MR still uses it
-            self._release()
 
     ctx = property(lambda self: self.pd.ctx)
     addr = property(lambda self: self.native.buf)
@@ -1068,22 +999,6 @@ _RDMA_OPS = (_e.IBV_WR_RDMA_WRITE, _e.IBV_WR_RDMA_WRITE_WITH_IMM,
              _e.IBV_WR_RDMA_READ)
 _ATOMIC_OPS = (_e.IBV_WR_ATOMIC_FETCH_AND_ADD, _e.IBV_WR_ATOMIC_CMP_AND_SWP)
 
-_libibverbs = None
-
-
-def _verbs_lib():
-    global _libibverbs
-    if _libibverbs is None:
-        name = ctypes.util.find_library('ibverbs') or 'libibverbs.so.1'
-        lib = ctypes.CDLL(name, use_errno=True)
-        for fn in (lib.ibv_attach_mcast, lib.ibv_detach_mcast):
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
-                           ctypes.c_uint16]
-            fn.restype = ctypes.c_int
-        _libibverbs = lib
-    return _libibverbs
-
-
 class QP(_Wrapper):
     """A queue pair; PD.qp() or PD.qp_raw() make one."""
     _what = 'qp'
@@ -1111,7 +1026,6 @@ class QP(_Wrapper):
         self.pd = pd
         self._scq, self._rcq, self._srq = \
             init.send_cq, init.recv_cq, init.srq
-        self._groups = []
         try:
             self.native = _qp.QP(pd.native, pv_init)
         except PyverbsRDMAError as err:
@@ -1133,12 +1047,6 @@ class QP(_Wrapper):
     def state(self):
         """The QP state (IBV_QPS_*), as the kernel reports it."""
         return self.query(_e.IBV_QP_STATE)[0].qp_state
-
-    def close(self):
-        if not self.closed:
-            for gid, lid in list(self._groups):
-                self.detach_mcast(rdma.path.IBPath(None, DGID=gid, DLID=lid))
-        super().close()
 
     def modify(self, attr, mask):
         """ibv_modify_qp with the fields of qp_attr attr that mask names;
@@ -1226,27 +1134,24 @@ class QP(_Wrapper):
         gid = path.DGID
         if not isinstance(gid, bytes) or len(gid) != 16:
             raise TypeError('path.DGID must be a 16-byte GID')
-        fn = _verbs_lib().ibv_attach_mcast if attach else \
-            _verbs_lib().ibv_detach_mcast
-        name = 'ibv_attach_mcast' if attach else 'ibv_detach_mcast'
-        rc = fn(self.native.qp, bytes(gid), path.DLID)
-        if rc != 0:
-            raise rdma.SysError(rc, name, f'Failed to '
-                                f'{"attach" if attach else "detach"} '
-                                f'{path!r}')
+        call = self.native.attach_mcast if attach else \
+            self.native.detach_mcast
+        try:
+            call(bytes(gid), path.DLID)
+        except PyverbsRDMAError as err:
+            raise _sys_error(err, 'ibv_attach_mcast' if attach else
+                             'ibv_detach_mcast', f'Failed to '
+                             f'{"attach" if attach else "detach"} '
+                             f'{path!r}') from err
 
     def attach_mcast(self, path):
         """Receive the multicast group path.DGID / path.DLID on this
         (UD) QP."""
         self._mcast(path, True)
-        self._groups.append((IBA.GID(path.DGID), path.DLID))
 
     def detach_mcast(self, path):
         """Stop receiving the multicast group of path."""
         self._mcast(path, False)
-        key = (IBA.GID(path.DGID), path.DLID)
-        if key in self._groups:
-            self._groups.remove(key)
 
     def modify_to_init(self, path, qp_access_flags=0):
         """RESET -> INIT from the path: port, P_Key index and Q_Key (UD)

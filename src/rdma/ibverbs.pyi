@@ -1,6 +1,5 @@
 from pyverbs.pyverbs_error import PyverbsRDMAError as PyverbsRDMAError
 from pyverbs.pyverbs_error import PyverbsUserError as PyverbsUserError
-import ctypes
 import rdma
 import types
 from _typeshed import Incomplete
@@ -193,8 +192,6 @@ class MR(_Wrapper):
     pd: Incomplete
     native: Incomplete
     def __init__(self, pd, buf, access: int = 0) -> None: ...
-    def close(self) -> None: ...
-    def __del__(self) -> None: ...
     @property
     def ctx(self) -> Incomplete: ...
     @property

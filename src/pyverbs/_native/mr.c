@@ -99,6 +99,10 @@ static int mr_alloc(struct pv_mr *self, size_t length, int huge)
 	return 0;
 }
 
+/* what lets the device write an MR's memory */
+#define MR_WRITE_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
 static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "length", "access", "address",
@@ -156,16 +160,27 @@ static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 
 	if (address != Py_None && !PyLong_Check(address)) {
-		/* Any writable, contiguous buffer-protocol object. */
+		/* Any writable, contiguous buffer-protocol object; a
+		 * read-only one (bytes) where the access lets neither the
+		 * device nor write() change the memory. */
 		if (PyObject_GetBuffer(address, &self->user,
 				       PyBUF_WRITABLE | PyBUF_ND |
 					       PyBUF_C_CONTIGUOUS) < 0) {
 			PyErr_Clear();
-			PyErr_Format(PyExc_TypeError,
-				     "address must be an int or a writable "
-				     "contiguous buffer, not %.100s",
-				     Py_TYPE(address)->tp_name);
-			return -1;
+			if (access & MR_WRITE_ACCESS ||
+			    PyObject_GetBuffer(address, &self->user,
+					       PyBUF_ND |
+						       PyBUF_C_CONTIGUOUS) < 0) {
+				PyErr_Clear();
+				PyErr_Format(PyExc_TypeError,
+					     "address must be an int or a "
+					     "writable contiguous buffer (a "
+					     "read-only one without write "
+					     "access), not %.100s",
+					     Py_TYPE(address)->tp_name);
+				return -1;
+			}
+			self->readonly = 1;
 		}
 		self->has_user = 1;
 		if (!length)
@@ -304,6 +319,8 @@ static PyObject *mr_write(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	if (mr_check_range(self, length, offset) || !(mem = mr_mem(self)))
 		return NULL;
+	if (self->readonly)
+		return pv_raise_user("The MR's memory is a read-only buffer");
 	if (PyUnicode_Check(data)) {
 		Py_ssize_t n;
 		const char *s = PyUnicode_AsUTF8AndSize(data, &n);
@@ -387,6 +404,10 @@ static PyObject *mr_rereg(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	if ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)
 		return pv_raise_user("IBV_REREG_MR_CHANGE_PD needs a pd");
+	if ((flags & IBV_REREG_MR_CHANGE_ACCESS) && self->readonly &&
+	    (access & MR_WRITE_ACCESS))
+		return pv_raise_user("The MR's memory is a read-only buffer: "
+				     "no write access");
 	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && self->exports)
 		return pv_raise_user("Cannot move an MR whose memory is "
 				     "exported (release its memoryviews)");
@@ -470,7 +491,7 @@ static int mr_getbuffer(PyObject *obj, Py_buffer *view, int flags)
 		return -1;
 	}
 	if (PyBuffer_FillInfo(view, obj, self->buf, (Py_ssize_t)self->length,
-			      0, flags) < 0)
+			      self->readonly, flags) < 0)
 		return -1;
 	self->exports++;
 	return 0;

@@ -789,6 +789,8 @@ struct pv_mr {
 	int own_mmap;		/* own_buf came from mmap (huge pages) */
 	Py_buffer user;		/* a caller's buffer we hold, if has_user */
 	int has_user;
+	int readonly;		/* user is a read-only buffer (bytes): the MR
+				 * has no write access and write() refuses */
 	Py_ssize_t exports;	/* live memoryviews of our memory */
 	int imported;
 	/* A subtype whose memory is not at buf (DmaBufMR): the CPU address
@@ -1086,6 +1088,14 @@ struct pv_qp {
 	 * transition upstream has no mask for (KeyError).
 	 */
 	const int *masks;
+	/* the multicast groups attach_mcast() joined: the kernel refuses to
+	 * destroy a QP still attached, so destroy leaves them first */
+	struct pv_qp_mcast *mcast;
+};
+struct pv_qp_mcast {
+	union ibv_gid gid;
+	uint16_t lid;
+	struct pv_qp_mcast *next;
 };
 /* qp.c: the slots of QP, which QPEx (qpex.c) and provider QPs extend. */
 int pv_qp_destroy(struct pv_obj *o);

@@ -28,6 +28,14 @@ int pv_qp_destroy(struct pv_obj *o)
 
 	if (!self->qp)
 		return 0;
+	while (self->mcast) {
+		struct pv_qp_mcast *m = self->mcast;
+
+		/* best effort: a group the kernel no longer has is fine */
+		ibv_detach_mcast(self->qp, &m->gid, m->lid);
+		self->mcast = m->next;
+		PyMem_Free(m);
+	}
 	rc = ibv_destroy_qp(self->qp);	/* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_qp", "Failed to destroy QP");
@@ -643,6 +651,69 @@ static PyObject *qp_set_ece(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_RETURN_NONE;
 }
 
+/* attach_mcast/detach_mcast(gid, lid): join or leave a multicast group
+ * (UD QPs); gid is a GID, its string or its 16 bytes. */
+static PyObject *qp_mcast(PyObject *obj, PyObject *args, PyObject *kw,
+			  int attach)
+{
+	static char *kwlist[] = { "gid", "lid", NULL };
+	struct pv_qp *self = (struct pv_qp *)obj;
+	union ibv_gid gid;
+	PyObject *g;
+	uint16_t lid = 0;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, attach ?
+					 "O|O&:attach_mcast" :
+					 "O|O&:detach_mcast", kwlist, &g,
+					 pv_conv_u16, &lid))
+		return NULL;
+	if (qp_open(self) || pv_gid_from_obj(g, &gid))
+		return NULL;
+	if (attach) {
+		struct pv_qp_mcast *m = PyMem_Malloc(sizeof(*m));
+
+		if (!m)
+			return PyErr_NoMemory();
+		rc = ibv_attach_mcast(self->qp, &gid, lid); /* 0 or errno */
+		if (rc) {
+			PyMem_Free(m);
+			return pv_raise_rc(rc, "ibv_attach_mcast", "Failed to "
+					   "attach QP to multicast group");
+		}
+		m->gid = gid;
+		m->lid = lid;
+		m->next = self->mcast;
+		self->mcast = m;
+		Py_RETURN_NONE;
+	}
+	rc = ibv_detach_mcast(self->qp, &gid, lid);	/* 0 or errno */
+	if (rc)
+		return pv_raise_rc(rc, "ibv_detach_mcast",
+				   "Failed to detach QP from multicast group");
+	for (struct pv_qp_mcast **p = &self->mcast; *p; p = &(*p)->next) {
+		if ((*p)->lid == lid &&
+		    !memcmp((*p)->gid.raw, gid.raw, sizeof(gid.raw))) {
+			struct pv_qp_mcast *m = *p;
+
+			*p = m->next;
+			PyMem_Free(m);
+			break;
+		}
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *qp_attach_mcast(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return qp_mcast(obj, args, kw, 1);
+}
+
+static PyObject *qp_detach_mcast(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	return qp_mcast(obj, args, kw, 0);
+}
+
 static PyObject *qp_query_ece(PyObject *obj, PyObject *unused)
 {
 	struct pv_qp *self = (struct pv_qp *)obj;
@@ -1172,6 +1243,15 @@ static PyMethodDef qp_methods[] = {
 	  "Set the ECE options (nothing when vendor_id is 0)." },
 	{ "query_ece", qp_query_ece, METH_NOARGS,
 	  "query_ece($self, /)\n--\n\nThe ECE options of the QP." },
+	{ "attach_mcast", (PyCFunction)(void (*)(void))qp_attach_mcast,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "attach_mcast($self, gid, lid=0)\n--\n\n"
+	  "ibv_attach_mcast(): receive the multicast group gid (a GID, its "
+	  "string or 16 bytes; lid 0 on RoCE) on this UD QP." },
+	{ "detach_mcast", (PyCFunction)(void (*)(void))qp_detach_mcast,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "detach_mcast($self, gid, lid=0)\n--\n\n"
+	  "ibv_detach_mcast(): leave the multicast group gid." },
 	{ "post_send", (PyCFunction)(void (*)(void))qp_post_send,
 	  METH_FASTCALL | METH_KEYWORDS,
 	  "post_send($self, wr, bad_wr=None)\n--\n\n"
