@@ -12,7 +12,7 @@ import os
 import sys
 
 # Module names, in the order --help lists them.
-COMMANDS = ('devices', 'devinfo')
+COMMANDS = ('devices', 'devinfo', 'bench')
 
 
 def device_list():
