@@ -34,9 +34,6 @@ OPCODES = {'write': e.IBV_WR_RDMA_WRITE, 'read': e.IBV_WR_RDMA_READ,
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ)
 SIGNALED = e.IBV_SEND_SIGNALED
-# 4.096 us << 18, about 1 s before a retransmission: under software
-# emulation a shorter timeout resends packets that are only late
-QP_TIMEOUT = 18
 POLL_BATCH = 32
 
 
@@ -57,6 +54,7 @@ class Config:
     cq_mod: int = 32
     mtu: int | None = None           # an IBV_MTU_* value; None: the port's
     stall: float = 30.0              # seconds without progress -> error
+    qp_timeout: int = 14             # ACK timeout, 4.096 us << qp_timeout
 
 
 def pattern(size, seed):
@@ -80,6 +78,7 @@ class Endpoint:
     def _setup(self, cfg, dev, rd_atomic):
         ctx = self.ctx
         self.name = dev
+        self.cfg = cfg
         self.max_size = cfg.max_size
         attr = ctx.query_device()
         self.rd_atomic = max(1, min(attr.max_qp_rd_atom,
@@ -98,7 +97,7 @@ class Endpoint:
         port = ctx.query_port(cfg.ib_port)
         self.link_layer = port.link_layer
         self.path = Path.from_qp(self.qp, ctx, cfg.ib_port, cfg.gid_index,
-                                 timeout=QP_TIMEOUT)
+                                 timeout=cfg.qp_timeout)
         self.recv_addr = self.mr.buf
         self.send_addr = self.mr.buf + cfg.max_size
         self.view = memoryview(self.mr)
@@ -124,6 +123,12 @@ class Endpoint:
         self.view.release()
         self.ctx.close()
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def fill(self, area, size, seed):
         """Write the pattern into the send or receive area."""
         off = 0 if area == 'recv' else self.max_size
@@ -132,10 +137,6 @@ class Endpoint:
     def clear(self, area, size):
         off = 0 if area == 'recv' else self.max_size
         self.view[off:off + size] = bytes(size)
-
-    def holds(self, area, size, seed):
-        off = 0 if area == 'recv' else self.max_size
-        return self.view[off:off + size] == pattern(size, seed)
 
 
 class Pair:
@@ -223,56 +224,120 @@ def _send_group(n, opcode, sge, rkey=None, raddr=None):
     return wrs
 
 
-def _endpoints(pair, test, size):
-    """(local SGE, remote rkey, remote address, source end, source area,
-    destination end, destination area) of a test from a to b."""
-    a, b = pair.a, pair.b
-    if test == 'read':       # a copies b's send area into a's receive area
-        return (SGE(a.recv_addr, size, a.mr.lkey), b.mr.rkey, b.send_addr,
-                b, 'send', a, 'recv')
-    return (SGE(a.send_addr, size, a.mr.lkey), b.mr.rkey, b.recv_addr,
-            a, 'send', b, 'recv')
+class Remote:
+    """What one end knows of the other: its name, MR key and areas."""
+
+    def __init__(self, name, rkey, recv_addr, send_addr):
+        self.name, self.rkey = name, rkey
+        self.recv_addr, self.send_addr = recv_addr, send_addr
+
+    @classmethod
+    def of(cls, end):
+        return cls(end.name, end.mr.rkey, end.recv_addr, end.send_addr)
+
+    def as_dict(self):
+        return dict(vars(self))
 
 
-def _verify(dst, area, size, seed, what):
-    if not dst.holds(area, size, seed):
-        raise BenchError(f'{what}: the data that arrived at {dst.name} '
-                         f'differs from what was sent')
+def seed_of(test, mode, size):
+    """The first byte of the pattern sent in one run (both ends agree)."""
+    return (size * 7 + TESTS.index(test) * 2 + (mode == 'lat')) & 0xff
 
 
-def run_bw(pair, test, size, iters, tick=None):
-    """Stream `iters` messages of `size` bytes from a to b (a READs from b
-    for 'read'), keeping up to tx_depth WRs outstanding.  Returns
-    (start, samples): samples are (time, messages done) taken at each
-    batch of completions, the last one at the end of the run."""
-    cfg = pair.cfg
-    a, b = pair.a, pair.b
+def final_tag(iters):
+    """The last byte of the last message of a write latency run."""
+    return (iters - 1) % 255 + 1
+
+
+def prepare(end, role, test, mode, size):
+    """Fill what end sends and clear where its data lands before a run:
+    role 'a' is the end that starts each exchange, 'b' the other."""
+    seed = seed_of(test, mode, size)
+    if test == 'send' and (mode == 'lat' or role == 'b'):
+        end.top_up()
+    if mode == 'lat' and test != 'read':        # ping-pong: both send
+        end.fill('send', size, seed)
+        end.clear('recv', size)
+    elif (role == 'a') == (test == 'read'):     # a reads, or b receives
+        end.clear('recv', size)
+    else:
+        end.fill('send', size, seed)
+
+
+def check_arrival(end, role, test, mode, size, iters):
+    """Raise BenchError unless end's receive area holds what the run
+    should have left there."""
+    if not (mode == 'lat' and test != 'read') and \
+            (role == 'a') != (test == 'read'):
+        return                                  # end only sent
+    want = bytearray(pattern(size, seed_of(test, mode, size)))
+    if mode == 'lat' and test == 'write':
+        want[-1] = final_tag(iters)
+    if end.view[:size] != want:
+        raise BenchError(f'{test} {mode} {size} B: the data that arrived '
+                         f'at {end.name} differs from what was sent')
+
+
+class Receiver:
+    """The receiving end of a send bandwidth run: takes receive
+    completions (each checked), reposts as many receives."""
+
+    def __init__(self, end, size, iters):
+        self.end, self.size, self.left = end, size, iters
+        self.what = f'send bw {size} B (receive)'
+        end.top_up()            # (prepare did, unless run alone)
+
+    def step(self):
+        """Poll once; True when completions came."""
+        n, wcs = self.end.rcq.poll(POLL_BATCH)
+        if not n:
+            return False
+        _check(wcs, self.what)
+        for wc in wcs:
+            if wc.byte_len != self.size:
+                raise BenchError(f'{self.what}: {wc.byte_len} bytes')
+        self.left -= n
+        self.end.repost(n)
+        return True
+
+    def run(self, stall):
+        """Take completions until every message has arrived."""
+        dog = _Watchdog(stall, self.what)
+        while self.left > 0:
+            if self.step():
+                dog.moved()
+            else:
+                dog.check()
+
+
+def stream(end, remote, test, size, iters, tick=None, receiver=None):
+    """Stream `iters` messages of `size` bytes from end to remote (READ
+    them from remote for 'read'), keeping up to tx_depth WRs outstanding;
+    with a receiver (both ends in this process), take its completions in
+    the same loop.  Returns (start, samples): samples are (time, messages
+    done), taken at each batch of completions and at the end."""
+    cfg = end.cfg
     what = f'{test} bw {size} B'
-    seed = size * 7 + 1
-    sge, rkey, raddr, src, sarea, dst, darea = _endpoints(pair, test, size)
-    src.fill(sarea, size, seed)
-    dst.clear(darea, size)
+    if test == 'read':       # remote's send area into end's receive area
+        sge = SGE(end.recv_addr, size, end.mr.lkey)
+        rdma = (remote.rkey, remote.send_addr)
+    else:
+        sge = SGE(end.send_addr, size, end.mr.lkey)
+        rdma = (None, None) if test == 'send' else \
+            (remote.rkey, remote.recv_addr)
     opcode = OPCODES[test]
     mod = min(cfg.cq_mod, iters)
-    remote = (None, None) if test == 'send' else (rkey, raddr)
-    full = _send_group(mod, opcode, sge, *remote)
-    rest = _send_group(iters % mod, opcode, sge, *remote) \
+    full = _send_group(mod, opcode, sge, *rdma)
+    rest = _send_group(iters % mod, opcode, sge, *rdma) \
         if iters % mod else None
-    is_send = test == 'send'
-    received = 0
-    if is_send:
-        b.top_up()
-        rpoll, repost = b.rcq.poll, b.repost
-    else:
-        received = iters
-    post, poll = a.qp.post_send, a.scq.poll
+    post, poll = end.qp.post_send, end.scq.poll
     clock = time.perf_counter
     window = cfg.tx_depth
     dog = _Watchdog(cfg.stall, what)
     posted = done = 0
     start = clock()
     samples = [(start, 0)]
-    while done < iters or received < iters:
+    while done < iters or (receiver is not None and receiver.left > 0):
         while posted < iters and posted - done + mod <= window:
             group = full if iters - posted >= mod else rest
             post(group)
@@ -287,25 +352,27 @@ def run_bw(pair, test, size, iters, tick=None):
             moved = True
             if tick is not None:
                 tick(done)
-        if is_send and received < iters:
-            n, wcs = rpoll(POLL_BATCH)
-            if n:
-                _check(wcs, what + ' (receive)')
-                for wc in wcs:
-                    if wc.byte_len != size:
-                        raise BenchError(f'{what}: received {wc.byte_len} '
-                                         f'bytes')
-                received += n
-                repost(n)
-                moved = True
+        if receiver is not None and receiver.left > 0 and receiver.step():
+            moved = True
         if moved:
             dog.moved()
         else:
             dog.check()
-    end = clock()
-    if samples[-1][0] != end:
-        samples.append((end, done))
-    _verify(dst, darea, size, seed, what)
+    end_time = clock()
+    if samples[-1][0] != end_time:
+        samples.append((end_time, done))
+    return start, samples
+
+
+def run_bw(pair, test, size, iters, tick=None):
+    """A bandwidth run from a to b, both in this process."""
+    a, b = pair.a, pair.b
+    prepare(a, 'a', test, 'bw', size)
+    prepare(b, 'b', test, 'bw', size)
+    rx = Receiver(b, size, iters) if test == 'send' else None
+    start, samples = stream(a, Remote.of(b), test, size, iters, tick, rx)
+    check_arrival(a, 'a', test, 'bw', size, iters)
+    check_arrival(b, 'b', test, 'bw', size, iters)
     return start, samples
 
 
@@ -332,50 +399,65 @@ def _reap(cq, count, dog, what):
             dog.check()
 
 
+def _signalled(i, iters, mod):
+    """Whether message i of a ping-pong is signalled (one in mod, and the
+    last, so that each side's send queue is drained at the end)."""
+    return (i + 1) % mod == 0 or i == iters - 1
+
+
+def _write_pair(end, remote, size):
+    """The unsignalled and the signalled WRITE of end's send area into
+    remote's receive area."""
+    sge = SGE(end.send_addr, size, end.mr.lkey)
+    return [SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1, sg=[sge],
+                   send_flags=flags, remote_addr=remote.recv_addr,
+                   rkey=remote.rkey) for flags in (0, SIGNALED)]
+
+
+def _send_pair(end, size):
+    sge = SGE(end.send_addr, size, end.mr.lkey)
+    return [SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge],
+                   send_flags=flags) for flags in (0, SIGNALED)]
+
+
+def _spin(view, idx, tag, dog):
+    """Wait until view[idx] == tag (a WRITE has landed)."""
+    spins = 0
+    while view[idx] != tag:
+        spins += 1
+        if not spins & 0xffff:
+            dog.check()
+
+
 def lat_write(pair, size, iters, tick=None):
-    """Ping-pong of RDMA WRITEs: a writes into b's receive area, b sees the
-    last byte change and writes back.  Returns one-way times (half of
-    each round trip) in nanoseconds."""
+    """Ping-pong of RDMA WRITEs, both ends in this process: a writes into
+    b's receive area, b sees the last byte change and writes back.
+    Returns one-way times (half of each round trip) in nanoseconds."""
     cfg = pair.cfg
     a, b = pair.a, pair.b
     what = f'write lat {size} B'
-    seed = size * 7 + 3
+    prepare(a, 'a', 'write', 'lat', size)
+    prepare(b, 'b', 'write', 'lat', size)
     last = size - 1
     send_last = a.max_size + last
-    for end in (a, b):
-        end.fill('send', size, seed)
-        end.clear('recv', size)
-
-    def wrs(src, dst):
-        sge = SGE(src.send_addr, size, src.mr.lkey)
-        return [SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1, sg=[sge],
-                       send_flags=flags, remote_addr=dst.recv_addr,
-                       rkey=dst.mr.rkey) for flags in (0, SIGNALED)]
-    wa, wb = wrs(a, b), wrs(b, a)
+    wa, wb = _write_pair(a, Remote.of(b), size), _write_pair(b, Remote.of(a),
+                                                             size)
     av, bv = a.view, b.view
     apost, bpost = a.qp.post_send, b.qp.post_send
     mod = min(cfg.cq_mod, cfg.tx_depth)
     dog = _Watchdog(cfg.stall, what)
     clock = time.perf_counter_ns
     out = [0] * iters
-    tag = 0
     for i in range(iters):
         tag = i % 255 + 1
-        sig = (i + 1) % mod == 0 or i == iters - 1
+        sig = _signalled(i, iters, mod)
         av[send_last] = tag
         bv[send_last] = tag
         t0 = clock()
         apost(wa[sig])
-        spins = 0
-        while bv[last] != tag:
-            spins += 1
-            if not spins & 0xffff:
-                dog.check()
+        _spin(bv, last, tag, dog)
         bpost(wb[sig])
-        while av[last] != tag:
-            spins += 1
-            if not spins & 0xffff:
-                dog.check()
+        _spin(av, last, tag, dog)
         out[i] = (clock() - t0) // 2
         dog.moved()
         if sig:
@@ -383,28 +465,62 @@ def lat_write(pair, size, iters, tick=None):
             _reap(b.scq, 1, dog, what)
             if tick is not None:
                 tick(i + 1)
-    # the whole message arrived: the pattern with the last tag at its end
-    for end in (a, b):
-        got = end.view[:size]
-        if got[:last] != pattern(size, seed)[:last] or got[last] != tag:
-            raise BenchError(f'{what}: the data that arrived at '
-                             f'{end.name} differs from what was sent')
+    check_arrival(a, 'a', 'write', 'lat', size, iters)
+    check_arrival(b, 'b', 'write', 'lat', size, iters)
     return out
 
 
-def lat_read(pair, size, iters, tick=None):
-    """One RDMA READ at a time from b into a; returns the time from post
-    to completion of each, in nanoseconds."""
-    a = pair.a
+def ping_write(end, remote, size, iters, tick=None):
+    """The starting half of a WRITE ping-pong between two processes."""
+    return _write_half(end, remote, size, iters, tick, True)
+
+
+def pong_write(end, remote, size, iters):
+    """The answering half of a WRITE ping-pong between two processes."""
+    _write_half(end, remote, size, iters, None, False)
+
+
+def _write_half(end, remote, size, iters, tick, first):
+    cfg = end.cfg
+    what = f'write lat {size} B'
+    last = size - 1
+    send_last = end.max_size + last
+    wrs = _write_pair(end, remote, size)
+    view, post = end.view, end.qp.post_send
+    mod = min(cfg.cq_mod, cfg.tx_depth)
+    dog = _Watchdog(cfg.stall, what)
+    clock = time.perf_counter_ns
+    out = [0] * iters if first else None
+    for i in range(iters):
+        tag = i % 255 + 1
+        sig = _signalled(i, iters, mod)
+        view[send_last] = tag
+        if first:
+            t0 = clock()
+            post(wrs[sig])
+            _spin(view, last, tag, dog)
+            out[i] = (clock() - t0) // 2
+        else:
+            _spin(view, last, tag, dog)
+            post(wrs[sig])
+        dog.moved()
+        if sig:
+            _reap(end.scq, 1, dog, what)
+            if tick is not None:
+                tick(i + 1)
+    return out
+
+
+def lat_read(end, remote, size, iters, tick=None):
+    """One RDMA READ at a time from remote's send area into end's receive
+    area; returns the time from post to completion of each, in ns."""
     what = f'read lat {size} B'
-    seed = size * 7 + 5
-    sge, rkey, raddr, src, sarea, dst, darea = _endpoints(pair, 'read', size)
-    src.fill(sarea, size, seed)
-    dst.clear(darea, size)
+    sge = SGE(end.recv_addr, size, end.mr.lkey)
     wr = SendWR(opcode=e.IBV_WR_RDMA_READ, num_sge=1, sg=[sge],
-                send_flags=SIGNALED, remote_addr=raddr, rkey=rkey)
-    post, poll = a.qp.post_send, a.scq.poll
-    dog = _Watchdog(pair.cfg.stall, what)
+                send_flags=SIGNALED, remote_addr=remote.send_addr,
+                rkey=remote.rkey)
+    post, poll = end.qp.post_send, end.scq.poll
+    dog = _Watchdog(end.cfg.stall, what)
     clock = time.perf_counter_ns
     out = [0] * iters
     for i in range(iters):
@@ -420,30 +536,20 @@ def lat_read(pair, size, iters, tick=None):
         dog.moved()
         if tick is not None and not i & 63:
             tick(i + 1)
-    _verify(dst, darea, size, seed, what)
     return out
 
 
 def lat_send(pair, size, iters, tick=None):
-    """Ping-pong of SENDs: a sends to b, b waits for the receive completion
-    and sends back.  Returns one-way times (half of each round trip) in
-    nanoseconds."""
+    """Ping-pong of SENDs, both ends in this process: a sends to b, b
+    waits for the receive completion and sends back.  Returns one-way
+    times (half of each round trip) in nanoseconds."""
     cfg = pair.cfg
     a, b = pair.a, pair.b
     what = f'send lat {size} B'
-    seed = size * 7 + 9
-    mod = min(cfg.cq_mod, cfg.tx_depth, cfg.rx_depth)
-    for end in (a, b):
-        end.fill('send', size, seed)
-        end.clear('recv', size)
-    a.top_up()
-    b.top_up()
-
-    def wrs(src):
-        sge = SGE(src.send_addr, size, src.mr.lkey)
-        return [SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge],
-                       send_flags=flags) for flags in (0, SIGNALED)]
-    wa, wb = wrs(a), wrs(b)
+    mod = _send_mod(cfg)
+    prepare(a, 'a', 'send', 'lat', size)
+    prepare(b, 'b', 'send', 'lat', size)
+    wa, wb = _send_pair(a, size), _send_pair(b, size)
     apost, bpost = a.qp.post_send, b.qp.post_send
     apoll, bpoll = a.rcq.poll, b.rcq.poll
     dog = _Watchdog(cfg.stall, what)
@@ -451,16 +557,15 @@ def lat_send(pair, size, iters, tick=None):
     out = [0] * iters
     used = 0
     for i in range(iters):
-        sig = (i + 1) % mod == 0 or i == iters - 1
+        sig = _signalled(i, iters, mod)
         t0 = clock()
         apost(wa[sig])
         wc_b = _wait_one(bpoll, dog, what)
         bpost(wb[sig])
         wc_a = _wait_one(apoll, dog, what)
         out[i] = (clock() - t0) // 2
-        if wc_a.byte_len != size or wc_b.byte_len != size:
-            raise BenchError(f'{what}: received '
-                             f'{wc_b.byte_len}/{wc_a.byte_len} bytes')
+        _check_len(wc_b, size, what)
+        _check_len(wc_a, size, what)
         used += 1
         if sig:
             _reap(a.scq, 1, dog, what)
@@ -473,12 +578,72 @@ def lat_send(pair, size, iters, tick=None):
             used = 0
     a.rq -= used
     b.rq -= used
-    for end in (a, b):
-        _verify(end, 'recv', size, seed, what)
+    check_arrival(a, 'a', 'send', 'lat', size, iters)
+    check_arrival(b, 'b', 'send', 'lat', size, iters)
     return out
 
 
-LAT = {'write': lat_write, 'read': lat_read, 'send': lat_send}
+def _send_mod(cfg):
+    return min(cfg.cq_mod, cfg.tx_depth, cfg.rx_depth)
+
+
+def _check_len(wc, size, what):
+    if wc.byte_len != size:
+        raise BenchError(f'{what}: received {wc.byte_len} bytes')
+
+
+def ping_send(end, size, iters, tick=None):
+    """The starting half of a SEND ping-pong between two processes."""
+    return _send_half(end, size, iters, tick, True)
+
+
+def pong_send(end, size, iters):
+    """The answering half of a SEND ping-pong between two processes."""
+    _send_half(end, size, iters, None, False)
+
+
+def _send_half(end, size, iters, tick, first):
+    cfg = end.cfg
+    what = f'send lat {size} B'
+    mod = _send_mod(cfg)
+    wrs = _send_pair(end, size)
+    post, poll = end.qp.post_send, end.rcq.poll
+    dog = _Watchdog(cfg.stall, what)
+    clock = time.perf_counter_ns
+    out = [0] * iters if first else None
+    used = 0
+    for i in range(iters):
+        sig = _signalled(i, iters, mod)
+        if first:
+            t0 = clock()
+            post(wrs[sig])
+            wc = _wait_one(poll, dog, what)
+            out[i] = (clock() - t0) // 2
+        else:
+            wc = _wait_one(poll, dog, what)
+            post(wrs[sig])
+        _check_len(wc, size, what)
+        used += 1
+        if sig:
+            _reap(end.scq, 1, dog, what)
+            if tick is not None:
+                tick(i + 1)
+        if used == mod:
+            end.repost(used)
+            used = 0
+    end.rq -= used
+    return out
+
+
+def _lat_read_pair(pair, size, iters, tick=None):
+    prepare(pair.a, 'a', 'read', 'lat', size)
+    prepare(pair.b, 'b', 'read', 'lat', size)
+    out = lat_read(pair.a, Remote.of(pair.b), size, iters, tick)
+    check_arrival(pair.a, 'a', 'read', 'lat', size, iters)
+    return out
+
+
+LAT = {'write': lat_write, 'read': _lat_read_pair, 'send': lat_send}
 
 
 def run_lat(pair, test, size, iters, tick=None):

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """``pyverbs bench``: perftest-style bandwidth and latency of RDMA WRITE,
-READ and SEND, both ends in this process (the measuring loops are in
-_bench_engine, the table, progress bar, JSON and plot in _bench_report)."""
+READ and SEND, both ends in this process, or a server and a client over
+TCP (the measuring loops are in _bench_engine, the TCP exchange in
+_bench_tcp, the table, progress bar, JSON and plot in _bench_report)."""
 import argparse
 import sys
 
@@ -28,15 +29,22 @@ RoCEv2 IPv4 GIDs.
 Every completion's status is checked and, after each size, the data that
 arrived is compared with what was sent.
 
+Two processes (or machines), as perftest: start the server with --server
+(it waits on --port), then the client with --connect HOST; the client
+decides sizes, iterations and depths, and both print the table.
+
 examples:
   pyverbs bench write                      # 64 KiB RDMA WRITE bandwidth
   pyverbs bench write read send --bw --lat -a -n 200 --plot rdma.png
   pyverbs bench send --lat -s 64 -d rxe0 --peer rxe1 --json lat.json
+  pyverbs bench write -d rxe1 --server &
+  pyverbs bench write -d rxe0 --connect 192.0.2.2 -a
 """
 
 DEFAULT_ITERS = {'bw': 5000, 'lat': 1000}
 DEFAULT_SIZE = {'bw': 65536, 'lat': 2}
 MAX_SIZE = 1 << 23
+MAX_ITERS = 10 ** 7         # latency keeps one time per message
 MTUS = (256, 512, 1024, 2048, 4096)
 
 
@@ -85,7 +93,7 @@ def add_arguments(parser):
     parser.add_argument('--max-size', type=_int_in(2, MAX_SIZE),
                         default=65536, metavar='SIZE',
                         help='largest size of --all (default 65536)')
-    parser.add_argument('-n', '--iters', type=_int_in(1, 1 << 31),
+    parser.add_argument('-n', '--iters', type=_int_in(1, MAX_ITERS),
                         metavar='N', help='messages per size (default '
                         '5000 for --bw, 1000 for --lat)')
     parser.add_argument('-t', '--tx-depth', type=_int_in(1, 16384),
@@ -100,6 +108,10 @@ def add_arguments(parser):
     parser.add_argument('-m', '--mtu', type=int, choices=MTUS,
                         metavar='MTU', help='path MTU in bytes (default: '
                         "the ports' active MTU)")
+    parser.add_argument('-u', '--qp-timeout', type=_int_in(0, 31),
+                        default=14, metavar='N',
+                        help='ACK timeout of the QPs, 4.096 usec * 2^N '
+                        '(default 14, as perftest)')
     parser.add_argument('--progress', action=argparse.BooleanOptionalAction,
                         help='progress bar on stderr (default: on a '
                         'terminal, for runs longer than a second)')
@@ -111,6 +123,16 @@ def add_arguments(parser):
     parser.add_argument('--stall', type=float, default=30.0, metavar='SECS',
                         help='give up after SECS without a completion '
                         '(default 30)')
+    tcp = parser.add_mutually_exclusive_group()
+    tcp.add_argument('--server', action='store_true',
+                     help='be the passive end of a run between two '
+                     'processes: wait for a client')
+    tcp.add_argument('--connect', metavar='HOST',
+                     help='be the client of a server on HOST')
+    parser.add_argument('-p', '--port', type=_int_in(1, 65535),
+                        default=18515, metavar='PORT',
+                        help='TCP port of --server/--connect (default '
+                        '18515)')
 
 
 def _fail(msg):
@@ -154,7 +176,10 @@ def _pick_devices(args):
         return None
     dev = args.ib_dev or names[0]
     others = [n for n in names if n != dev]
-    peer = args.peer or (others[0] if others else dev)
+    if args.server or args.connect:
+        peer = dev                      # the other end is elsewhere
+    else:
+        peer = args.peer or (others[0] if others else dev)
     for name in (dev, peer):
         if name not in names:
             print(f"IB device '{name}' wasn't found", file=sys.stderr)
@@ -201,57 +226,142 @@ def run(args):
                         ib_port=args.ib_port, gid_index=args.gid_index,
                         max_size=biggest, tx_depth=args.tx_depth,
                         rx_depth=args.rx_depth, cq_mod=args.cq_mod, mtu=mtu,
-                        stall=args.stall)
+                        stall=args.stall, qp_timeout=args.qp_timeout)
     total = sum(len(sizes) * iters for _, _, sizes, iters in todo)
     bar = report.Progress(total, enabled=args.progress)
     results = []
     try:
-        with engine.Pair(cfg) as pair:
-            info = _info(pair)
-            for test, mode, sizes, iters in todo:
-                _run_table(pair, test, mode, sizes, iters, info, bar,
-                           results)
-    except (engine.BenchError, PyverbsError, ValueError) as exc:
+        if args.server:
+            info = _serve(args, cfg, results)
+        elif args.connect:
+            info = _client(args, cfg, todo, bar, results)
+        else:
+            info = _in_process(cfg, todo, bar, results)
+    except (engine.BenchError, PyverbsError, ValueError, OSError) as exc:
         bar.clear()
         return _fail(str(exc))
     except KeyboardInterrupt:
         bar.clear()
-        return _fail('interrupted')
+        _fail('interrupted')
+        return 130
     bar.clear()
-    meta = {'device': cfg.ib_dev, 'peer': cfg.peer_dev,
-            'port': cfg.ib_port, 'tx_depth': cfg.tx_depth,
-            'cq_mod': cfg.cq_mod, 'mtu': info['mtu'],
+    return _save(args, cfg, info, results)
+
+
+def _save(args, cfg, info, results):
+    from pyverbs.cli import _bench_report as report
+    meta = {'device': info['device'], 'peer': info['peer'],
+            'port': cfg.ib_port, 'tx_depth': info['tx_depth'],
+            'cq_mod': info['cq_mod'], 'mtu': info['mtu'],
             'gid_index': info['gid_index']}
     if args.json:
         try:
             report.write_json(args.json, meta, results)
         except OSError as exc:
             return _fail(f'cannot write {args.json}: {exc}')
-    if args.plot:
+    if args.plot and results:
         try:
             report.plot(args.plot, results,
-                        f'pyverbs bench: {cfg.ib_dev} -> {cfg.peer_dev}')
+                        f'pyverbs bench: {info["device"]} -> '
+                        f'{info["peer"]}')
         except (OSError, ValueError) as exc:
             return _fail(f'cannot write {args.plot}: {exc}')
     return 0
 
 
-def _run_table(pair, test, mode, sizes, iters, info, bar, results):
+def _in_process(cfg, todo, bar, results):
     from pyverbs.cli import _bench_engine as engine
+    from pyverbs.cli import _bench_report as report
+
+    def measure(test, mode, size, iters, tick):
+        if mode == 'bw':
+            start, samples = engine.run_bw(pair, test, size, iters, tick)
+            return report.bw_result(test, size, iters, start, samples,
+                                    cfg.tx_depth)
+        times = engine.run_lat(pair, test, size, iters, tick)
+        return report.lat_result(test, size, times)
+
+    with engine.Pair(cfg) as pair:
+        info = _info(pair)
+        for test, mode, sizes, iters in todo:
+            _run_table(measure, test, mode, sizes, iters, info, bar,
+                       results)
+    return info
+
+
+def _client(args, cfg, todo, bar, results):
+    from pyverbs.cli import _bench_tcp as tcp
+    ch, end, remote, info = tcp.connect(args.connect, args.port, cfg, todo,
+                                        timeout=args.stall)
+    try:
+        def measure(test, mode, size, iters, tick):
+            return tcp.client_run(ch, end, remote, test, mode, size, iters,
+                                  tick)
+        for test, mode, sizes, iters in todo:
+            ch.send('table', test=test, mode=mode)
+            _run_table(measure, test, mode, sizes, iters, info, bar,
+                       results)
+        ch.send('bye')
+    except BaseException as exc:
+        _tell(ch, exc)
+        raise
+    finally:
+        end.close()
+        ch.close()
+    return info
+
+
+def _serve(args, cfg, results):
+    """The server side: print the tables as the client drives them."""
+    from pyverbs.cli import _bench_report as report
+    from pyverbs.cli import _bench_tcp as tcp
+    print(f'pyverbs bench: waiting for a client on port {args.port}',
+          file=sys.stderr, flush=True)
+    ch = tcp.listen(args.port)
+    state = {'open': False, 'info': None}
+
+    def show(kind, *what):
+        if kind == 'table':
+            test, mode, info = what
+            state['info'] = info
+            if state['open']:
+                print(report.SEPARATOR)
+            print('\n'.join(report.banner(test, mode, info)))
+            print('\n'.join(report.table_header(mode)), flush=True)
+            state['open'] = True
+        else:
+            results.append(what[0])
+            print(report.format_row(what[0]), flush=True)
+    try:
+        tcp.serve(ch, cfg, list(dict.fromkeys(args.tests)), show)
+    except BaseException as exc:
+        _tell(ch, exc)
+        raise
+    finally:
+        if state['open']:
+            print(report.SEPARATOR, flush=True)
+        ch.close()
+    if state['info'] is None:
+        raise ValueError('the client ran nothing')
+    return state['info']
+
+
+def _tell(ch, exc):
+    """Pass a failure on to the peer (best effort: it may be gone)."""
+    try:
+        ch.send('error', message=str(exc) or type(exc).__name__)
+    except OSError:
+        pass
+
+
+def _run_table(measure, test, mode, sizes, iters, info, bar, results):
     from pyverbs.cli import _bench_report as report
     bar.clear()
     print('\n'.join(report.banner(test, mode, info)))
     print('\n'.join(report.table_header(mode)), flush=True)
     for size in sizes:
         bar.begin(f'{test} {mode} {size} B')
-        if mode == 'bw':
-            start, samples = engine.run_bw(pair, test, size, iters,
-                                           bar.update)
-            r = report.bw_result(test, size, iters, start, samples,
-                                 pair.cfg.tx_depth)
-        else:
-            times = engine.run_lat(pair, test, size, iters, bar.update)
-            r = report.lat_result(test, size, times)
+        r = measure(test, mode, size, iters, bar.update)
         bar.finish_run(iters)
         results.append(r)
         bar.clear()

@@ -6,6 +6,7 @@ EPILOG: str
 DEFAULT_ITERS: dict[str, int]
 DEFAULT_SIZE: dict[str, int]
 MAX_SIZE: int
+MAX_ITERS: int
 MTUS: tuple[int, ...]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None: ...
