@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """The measuring engine of ``pyverbs bench``.
 
-Both ends of the connection live in this one process: a `Pair` opens two
-devices (or one device twice), gives each end a PD, a send CQ, a receive
-CQ, one MR and an RC QP, and connects the QPs directly (pyverbs.path, no
-rdma_cm) over the ports' RoCEv2 IPv4 GIDs.  Each end's MR holds two areas
+An `Endpoint` is one end: a device's Context with a PD, a send CQ, a
+receive CQ, one MR and an RC QP.  A `Pair` holds both ends in this one
+process (two devices, or one device twice) and connects their QPs
+directly (pyverbs.path, no rdma_cm) over the ports' RoCEv2 IPv4 GIDs;
+_bench_tcp connects one end to a peer process instead, and reuses the
+one-sided pieces here (prepare, check_arrival, stream, Receiver,
+lat_read).  Each end's MR holds two areas
 of the largest message size: the receive area first (what the peer writes
 or sends into, what a READ lands in), then the send area (what this end
 writes or sends, what the peer READs).
@@ -470,47 +473,6 @@ def lat_write(pair, size, iters, tick=None):
     return out
 
 
-def ping_write(end, remote, size, iters, tick=None):
-    """The starting half of a WRITE ping-pong between two processes."""
-    return _write_half(end, remote, size, iters, tick, True)
-
-
-def pong_write(end, remote, size, iters):
-    """The answering half of a WRITE ping-pong between two processes."""
-    _write_half(end, remote, size, iters, None, False)
-
-
-def _write_half(end, remote, size, iters, tick, first):
-    cfg = end.cfg
-    what = f'write lat {size} B'
-    last = size - 1
-    send_last = end.max_size + last
-    wrs = _write_pair(end, remote, size)
-    view, post = end.view, end.qp.post_send
-    mod = min(cfg.cq_mod, cfg.tx_depth)
-    dog = _Watchdog(cfg.stall, what)
-    clock = time.perf_counter_ns
-    out = [0] * iters if first else None
-    for i in range(iters):
-        tag = i % 255 + 1
-        sig = _signalled(i, iters, mod)
-        view[send_last] = tag
-        if first:
-            t0 = clock()
-            post(wrs[sig])
-            _spin(view, last, tag, dog)
-            out[i] = (clock() - t0) // 2
-        else:
-            _spin(view, last, tag, dog)
-            post(wrs[sig])
-        dog.moved()
-        if sig:
-            _reap(end.scq, 1, dog, what)
-            if tick is not None:
-                tick(i + 1)
-    return out
-
-
 def lat_read(end, remote, size, iters, tick=None):
     """One RDMA READ at a time from remote's send area into end's receive
     area; returns the time from post to completion of each, in ns."""
@@ -590,49 +552,6 @@ def _send_mod(cfg):
 def _check_len(wc, size, what):
     if wc.byte_len != size:
         raise BenchError(f'{what}: received {wc.byte_len} bytes')
-
-
-def ping_send(end, size, iters, tick=None):
-    """The starting half of a SEND ping-pong between two processes."""
-    return _send_half(end, size, iters, tick, True)
-
-
-def pong_send(end, size, iters):
-    """The answering half of a SEND ping-pong between two processes."""
-    _send_half(end, size, iters, None, False)
-
-
-def _send_half(end, size, iters, tick, first):
-    cfg = end.cfg
-    what = f'send lat {size} B'
-    mod = _send_mod(cfg)
-    wrs = _send_pair(end, size)
-    post, poll = end.qp.post_send, end.rcq.poll
-    dog = _Watchdog(cfg.stall, what)
-    clock = time.perf_counter_ns
-    out = [0] * iters if first else None
-    used = 0
-    for i in range(iters):
-        sig = _signalled(i, iters, mod)
-        if first:
-            t0 = clock()
-            post(wrs[sig])
-            wc = _wait_one(poll, dog, what)
-            out[i] = (clock() - t0) // 2
-        else:
-            wc = _wait_one(poll, dog, what)
-            post(wrs[sig])
-        _check_len(wc, size, what)
-        used += 1
-        if sig:
-            _reap(end.scq, 1, dog, what)
-            if tick is not None:
-                tick(i + 1)
-        if used == mod:
-            end.repost(used)
-            used = 0
-    end.rq -= used
-    return out
 
 
 def _lat_read_pair(pair, size, iters, tick=None):

@@ -16,6 +16,7 @@ checks what arrived at its end and answers 'ok' (both print the row).
 import dataclasses
 import json
 import socket
+import time
 
 from pyverbs.cli import _bench_engine as engine
 from pyverbs.path import Path, establish
@@ -151,9 +152,9 @@ def client_run(ch, end, remote, test, mode, size, iters, tick=None):
                                end.cfg.tx_depth)
     else:
         if test == 'write':
-            times = engine.ping_write(end, remote, size, iters, tick)
+            times = ping_write(end, remote, size, iters, tick)
         elif test == 'send':
-            times = engine.ping_send(end, size, iters, tick)
+            times = ping_send(end, size, iters, tick)
         else:
             times = engine.lat_read(end, remote, size, iters, tick)
         row = report.lat_result(test, size, times)
@@ -230,10 +231,96 @@ def _serve_run(ch, end, remote, msg, show):
     if rx is not None:
         rx.run(end.cfg.stall)
     elif mode == 'lat' and test == 'write':
-        engine.pong_write(end, remote, size, iters)
+        pong_write(end, remote, size, iters)
     elif mode == 'lat' and test == 'send':
-        engine.pong_send(end, size, iters)
+        pong_send(end, size, iters)
     done = ch.recv('done')
     engine.check_arrival(end, 'b', test, mode, size, iters)
     ch.send('ok')
     show('row', done['row'])
+
+
+# ---- the two halves of a ping-pong, one per process ----
+
+def ping_write(end, remote, size, iters, tick=None):
+    """The starting half of a WRITE ping-pong between two processes."""
+    return _write_half(end, remote, size, iters, tick, True)
+
+
+def pong_write(end, remote, size, iters):
+    """The answering half of a WRITE ping-pong between two processes."""
+    _write_half(end, remote, size, iters, None, False)
+
+
+def _write_half(end, remote, size, iters, tick, first):
+    cfg = end.cfg
+    what = f'write lat {size} B'
+    last = size - 1
+    send_last = end.max_size + last
+    wrs = engine._write_pair(end, remote, size)
+    view, post = end.view, end.qp.post_send
+    mod = min(cfg.cq_mod, cfg.tx_depth)
+    dog = engine._Watchdog(cfg.stall, what)
+    clock = time.perf_counter_ns
+    out = [0] * iters if first else None
+    for i in range(iters):
+        tag = i % 255 + 1
+        sig = engine._signalled(i, iters, mod)
+        view[send_last] = tag
+        if first:
+            t0 = clock()
+            post(wrs[sig])
+            engine._spin(view, last, tag, dog)
+            out[i] = (clock() - t0) // 2
+        else:
+            engine._spin(view, last, tag, dog)
+            post(wrs[sig])
+        dog.moved()
+        if sig:
+            engine._reap(end.scq, 1, dog, what)
+            if tick is not None:
+                tick(i + 1)
+    return out
+
+
+def ping_send(end, size, iters, tick=None):
+    """The starting half of a SEND ping-pong between two processes."""
+    return _send_half(end, size, iters, tick, True)
+
+
+def pong_send(end, size, iters):
+    """The answering half of a SEND ping-pong between two processes."""
+    _send_half(end, size, iters, None, False)
+
+
+def _send_half(end, size, iters, tick, first):
+    cfg = end.cfg
+    what = f'send lat {size} B'
+    mod = engine._send_mod(cfg)
+    wrs = engine._send_pair(end, size)
+    post, poll = end.qp.post_send, end.rcq.poll
+    dog = engine._Watchdog(cfg.stall, what)
+    clock = time.perf_counter_ns
+    out = [0] * iters if first else None
+    used = 0
+    for i in range(iters):
+        sig = engine._signalled(i, iters, mod)
+        if first:
+            t0 = clock()
+            post(wrs[sig])
+            wc = engine._wait_one(poll, dog, what)
+            out[i] = (clock() - t0) // 2
+        else:
+            wc = engine._wait_one(poll, dog, what)
+            post(wrs[sig])
+        engine._check_len(wc, size, what)
+        used += 1
+        if sig:
+            engine._reap(end.scq, 1, dog, what)
+            if tick is not None:
+                tick(i + 1)
+        if used == mod:
+            end.repost(used)
+            used = 0
+    end.rq -= used
+    return out
