@@ -56,7 +56,8 @@ def test_help():
     for opt in ('--bw', '--lat', '-d DEV', '--peer PEER', '-s SIZE', '-a',
                 '--all', '-n N', '--iters', '--tx-depth', '--cq-mod',
                 '--progress', '--no-progress', '--plot FILE.png',
-                '--json FILE', 'write, read and/or send', 'MB is 2^20'):
+                '--json FILE', 'write, read and/or send', 'MB is 2^20',
+                '--server', '--connect HOST', '-p PORT', '--qp-timeout'):
         assert opt in r.stdout, opt
 
 

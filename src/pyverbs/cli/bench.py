@@ -7,8 +7,8 @@ import argparse
 import sys
 
 NAME = 'bench'
-HELP = ('perftest-style RDMA bandwidth and latency (write, read, send) '
-        'between two devices in one process')
+HELP = ('perftest-style bandwidth and latency of RDMA write, read and '
+        'send, with a table, plot and JSON')
 
 EPILOG = """\
 Each TEST runs for each mode (--bw, --lat; --bw when neither is given) and
