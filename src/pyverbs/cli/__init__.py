@@ -12,7 +12,7 @@ import os
 import sys
 
 # Module names, in the order --help lists them.
-COMMANDS = ('devices', 'devinfo', 'rc_pingpong', 'ud_pingpong')
+COMMANDS = ('devices', 'devinfo', 'rc_pingpong', 'ud_pingpong', 'bench')
 
 
 def device_list():
