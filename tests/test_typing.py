@@ -143,6 +143,100 @@ def test_mypy_catches_a_misuse(tmp_path):
         r.stdout, r.stdout
 
 
+# A program over the core data path, written with annotations the way a
+# typed user program would be.  mypy --strict --disallow-any-expr accepts it
+# only if every value it touches has a real type in the stubs (an attribute
+# or a return typed Any fails it): the stubs carry types, not only names.
+TYPED_PROGRAM = '''\
+"""Core data path, fully typed: checked with mypy --strict."""
+from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
+from pyverbs.cq import CQ, WC
+from pyverbs.device import Context, DeviceAttr, PortAttr
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import RecvWR, SendWR, SGE
+import pyverbs.enums as e
+
+
+def run(name: str, gid_index: int) -> list[WC]:
+    with Context(name=name) as ctx:
+        attr: DeviceAttr = ctx.query_device()
+        port: PortAttr = ctx.query_port(1)
+        gid: GID = ctx.query_gid(1, gid_index)
+        mtu: int = port.active_mtu + attr.max_qp_wr
+        pd = PD(ctx)
+        mr = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+        mr.write(b'hello', 5)
+        mr.write('hello', 5, offset=8)
+        data: bytes = mr.read(5, 0)
+        sge = SGE(mr.buf, 5, mr.lkey)
+        cq = CQ(ctx, 16)
+        qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                               cap=QPCap(max_send_wr=4)))
+        qa = QPAttr(port_num=1)
+        gr = GlobalRoute(dgid=gid, sgid_index=gid_index)
+        qa.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
+        qa.dest_qp_num = qp.qp_num
+        qp.to_init(qa)
+        qp.post_recv(RecvWR(wr_id=1, num_sge=1, sg=[sge]))
+        qp.post_send(SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge]))
+        hops: int | None = qa.ah_attr.hop_limit
+        ah: AH = AH(pd, qa.ah_attr)
+        n, wcs = cq.poll(num_entries=4)
+        for wc in wcs:
+            status: int = wc.status + wc.byte_len + wc.wr_id + n
+            wc.raise_for_status()
+        return wcs + [WC(wr_id=len(data) + mtu + (hops or 0))]
+'''
+
+# Misuses a stub typed with Any would let through, one per line, each with
+# the mypy message it must draw.
+MISUSES = [
+    ("MR(pd, 'x', 1)",
+     'Argument 2 to "MR" has incompatible type "str"; expected "int"'),
+    ("CQ(ctx, 4).poll()[1][0].status + 'a'",
+     'Unsupported operand types for + ("int" and "str")'),
+    ('s: str = MR(pd, 64).lkey',
+     'Incompatible types in assignment (expression has type "int", '
+     'variable has type "str")'),
+    ('PD(MR(pd, 64))',
+     'Argument 1 to "PD" has incompatible type "MR"; expected "Context"'),
+    ('QP(pd, QPInitAttr(scq=pd))',
+     'Argument "scq" to "QPInitAttr" has incompatible type "PD"'),
+    ('SendWR(sg=[MR(pd, 64)])',
+     'List item 0 has incompatible type "MR"; expected "SGE"'),
+    ('b: bytes = ctx.query_gid(1, 0).gid',
+     'Incompatible types in assignment (expression has type "str", '
+     'variable has type "bytes")'),
+]
+
+
+def test_mypy_strict_typed_program(tmp_path):
+    _mypy()
+    good = tmp_path / 'typed_program.py'
+    good.write_text(TYPED_PROGRAM)
+    r = _run('mypy', '--no-incremental', '--strict', '--disallow-any-expr',
+             str(good))
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_mypy_strict_rejects_misuses(tmp_path):
+    _mypy()
+    bad = tmp_path / 'misuses.py'
+    head = ['from pyverbs.cq import CQ', 'from pyverbs.device import Context',
+            'from pyverbs.mr import MR', 'from pyverbs.pd import PD',
+            'from pyverbs.qp import QP, QPInitAttr',
+            'from pyverbs.wr import SendWR',
+            "ctx = Context(name='x')", 'pd = PD(ctx)']
+    bad.write_text('\n'.join(head + [m for m, _ in MISUSES]) + '\n')
+    r = _run('mypy', '--no-incremental', '--strict', str(bad))
+    assert r.returncode == 1, r.stdout + r.stderr
+    for line, (code, msg) in enumerate(MISUSES, len(head) + 1):
+        assert f'misuses.py:{line}: error: {msg}' in r.stdout, \
+            (code, r.stdout)
+
+
 def _c_callables():
     for name in dir(_verbs):
         if name.startswith('_'):
