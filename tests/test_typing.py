@@ -237,6 +237,97 @@ def test_mypy_strict_rejects_misuses(tmp_path):
             (code, r.stdout)
 
 
+# Objects built without a device, beyond each class's defaults: the
+# attributes that hold something else once set (a GRH's fields, a WR's SGE
+# list, a set rx_hash_key, ...).
+EXTRA_OBJECTS = [
+    'AHAttr(is_global=1, gr=GlobalRoute(dgid=GID_STR, sgid_index=1))',
+    'SendWR(num_sge=1, sg=[SGE(0x1000, 8, 7)], next_wr=SendWR())',
+    'RecvWR(num_sge=1, sg=[SGE(0x1000, 8, 7)], '
+    'next_wr=RecvWR(num_sge=1, sg=[SGE(0x2000, 8, 7)]))',
+    'OpsWr(sg_list=[SGE(0x1000, 8, 7)], next_wr=OpsWr())',
+    'RxHashConf(rx_hash_key=b"ab", rx_hash_key_len=2)',
+    'QPInitAttr(cap=QPCap(max_send_wr=3), qp_context="ctx")',
+    'GID(GID_STR)', 'FdArr([3, 4], 2)', 'XRCDInitAttr(1, 0, -1)',
+]
+
+
+def _type_ok(value, t):
+    """isinstance() for an evaluated stub annotation (unions, list/dict/
+    tuple of a type, None, object)."""
+    import types
+    import typing
+    if t is object:
+        return True
+    if t is None or t is type(None):
+        return value is None
+    origin = typing.get_origin(t)
+    if origin in (types.UnionType, typing.Union):
+        return any(_type_ok(value, a) for a in typing.get_args(t))
+    if origin is not None:
+        args = typing.get_args(t)
+        if not isinstance(value, origin):
+            return False
+        if origin is list:
+            return all(_type_ok(x, args[0]) for x in value)
+        if origin is dict:
+            return all(_type_ok(k, args[0]) and _type_ok(x, args[1])
+                       for k, x in value.items())
+        if origin is tuple:
+            return len(value) == len(args) and \
+                all(_type_ok(x, a) for x, a in zip(value, args))
+        return True
+    if t is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, t)
+
+
+def test_stub_types_match_runtime_values():
+    """The attribute types of _verbs.pyi against what the attributes hold:
+    every class that can be built without a device (its defaults, and the
+    EXTRA_OBJECTS), each annotated attribute or property getter read and
+    checked against its annotation (str | None where None comes back,
+    list[SGE] where the items are SGEs, ...)."""
+    import ast
+    import logging
+    for mod in _public_modules():
+        importlib.import_module(mod)
+    tree = ast.parse(open(os.path.join(PKG, '_verbs.pyi')).read())
+    ns = dict(vars(_verbs), logging=logging,
+              GID_STR='fe80:0000:0000:0000:0000:0000:0000:0001')
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    objects = []
+    for name in classes:
+        try:
+            objects.append(getattr(_verbs, name)())
+        except Exception:       # needs a device or arguments
+            pass
+    objects += [eval(e, ns) for e in EXTRA_OBJECTS]
+    checked, wrong = 0, []
+    for obj in objects:
+        for klass in type(obj).__mro__:
+            node = classes.get(klass.__name__)
+            for item in node.body if node else ():
+                if isinstance(item, ast.AnnAssign):
+                    name, ann = item.target.id, item.annotation
+                elif isinstance(item, ast.FunctionDef) and \
+                        'property' in [ast.unparse(d)
+                                       for d in item.decorator_list]:
+                    name, ann = item.name, item.returns
+                else:
+                    continue
+                try:
+                    value = getattr(obj, name)
+                except Exception:   # unset, or the object is closed
+                    continue
+                checked += 1
+                if not _type_ok(value, eval(ast.unparse(ann), ns)):
+                    wrong.append(f'{type(obj).__name__}.{name}: '
+                                 f'{ast.unparse(ann)}, but {value!r}')
+    assert checked > 400, checked
+    assert not wrong, '\n'.join(wrong)
+
+
 def _c_callables():
     for name in dir(_verbs):
         if name.startswith('_'):
