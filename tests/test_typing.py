@@ -282,27 +282,15 @@ def _type_ok(value, t):
     return isinstance(value, t)
 
 
-def test_stub_types_match_runtime_values():
-    """The attribute types of _verbs.pyi against what the attributes hold:
-    every class that can be built without a device (its defaults, and the
-    EXTRA_OBJECTS), each annotated attribute or property getter read and
-    checked against its annotation (str | None where None comes back,
-    list[SGE] where the items are SGEs, ...)."""
+def _check_stub_types(objects):
+    """Each annotated attribute and property getter of _verbs.pyi that the
+    objects (and their base classes) declare, read and checked against its
+    annotation.  Returns (how many were checked, the mismatches)."""
     import ast
     import logging
-    for mod in _public_modules():
-        importlib.import_module(mod)
     tree = ast.parse(open(os.path.join(PKG, '_verbs.pyi')).read())
-    ns = dict(vars(_verbs), logging=logging,
-              GID_STR='fe80:0000:0000:0000:0000:0000:0000:0001')
+    ns = dict(vars(_verbs), logging=logging)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    objects = []
-    for name in classes:
-        try:
-            objects.append(getattr(_verbs, name)())
-        except Exception:       # needs a device or arguments
-            pass
-    objects += [eval(e, ns) for e in EXTRA_OBJECTS]
     checked, wrong = 0, []
     for obj in objects:
         for klass in type(obj).__mro__:
@@ -324,7 +312,61 @@ def test_stub_types_match_runtime_values():
                 if not _type_ok(value, eval(ast.unparse(ann), ns)):
                     wrong.append(f'{type(obj).__name__}.{name}: '
                                  f'{ast.unparse(ann)}, but {value!r}')
+    return checked, wrong
+
+
+def test_stub_types_match_runtime_values():
+    """The attribute types of _verbs.pyi against what the attributes hold:
+    every class that can be built without a device (its defaults, and the
+    EXTRA_OBJECTS) (str | None where None comes back, list[SGE] where the
+    items are SGEs, ...)."""
+    for mod in _public_modules():
+        importlib.import_module(mod)
+    objects = []
+    for name in dir(_verbs):
+        cls = getattr(_verbs, name)
+        if isinstance(cls, type) and not issubclass(cls, BaseException):
+            try:
+                objects.append(cls())
+            except Exception:       # needs a device or arguments
+                pass
+    ns = dict(vars(_verbs),
+              GID_STR='fe80:0000:0000:0000:0000:0000:0000:0001')
+    objects += [eval(e, ns) for e in EXTRA_OBJECTS]
+    checked, wrong = _check_stub_types(objects)
     assert checked > 400, checked
+    assert not wrong, '\n'.join(wrong)
+
+
+def test_stub_types_match_device_objects(ctx, pd, port, gid_index):
+    """The same check over the objects of a live device: the Context and
+    what it reports, a PD, MRs, CQs, a completion channel, an RC QP and
+    what it reports, an SRQ, an AH, an SGE."""
+    import pyverbs.enums as e
+    from pyverbs.addr import AH, AHAttr, GlobalRoute
+    from pyverbs.cq import CQ, CompChannel
+    from pyverbs.mr import MR
+    from pyverbs.qp import QP, QPCap, QPInitAttr
+    from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+    with CompChannel(ctx) as cc, CQ(ctx, 8, 'cq-ctx', cc) as cq, \
+            CQ(ctx, 8) as cq2, \
+            MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE) as mr, \
+            MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE, bytearray(64)) as mr2, \
+            SRQ(pd, SrqInitAttr(SrqAttr(max_wr=4))) as srq, \
+            QP(pd, QPInitAttr(e.IBV_QPT_RC, 'qp-ctx', cq, cq2,
+                              cap=QPCap(4, 4))) as qp:
+        gid = ctx.query_gid(port, gid_index)
+        gr = GlobalRoute(dgid=gid, sgid_index=gid_index)
+        ah_attr = AHAttr(port_num=port, is_global=1, gr=gr)
+        with AH(pd, ah_attr) as ah:
+            objects = [ctx, ctx.query_device(), ctx.query_port(port), gid,
+                       ctx.query_gid_ex(port, gid_index),
+                       ctx.query_device_ex(), pd, mr, mr2,
+                       mr.sge(), cq, cq2, cc, srq, srq.query(), qp,
+                       *qp.query(e.IBV_QP_STATE | e.IBV_QP_CAP), ah,
+                       ah_attr]
+            checked, wrong = _check_stub_types(objects)
+    assert checked > 150, checked
     assert not wrong, '\n'.join(wrong)
 
 
