@@ -6,6 +6,11 @@ text signatures of the C callables.
     signatures, defaults, class layout); tests/stubtest-allowlist.txt lists
     what it cannot judge, with the reason for each entry.
   - mypy type-checks examples/ against the stubs.
+  - The stubs carry types, not only names: a typed program over the core
+    API passes mypy --strict --disallow-any-expr, misuses of it are
+    reported, and the attribute types of _verbs.pyi match the values the
+    attributes hold (objects built without a device, and, in the VM, the
+    objects of a live device).
   - Every public callable of pyverbs._verbs has a __text_signature__ that
     inspect.signature() can read (help() and IDEs show it, and stubgen
     builds the stubs from it), except those in NO_SIGNATURE, which say why.
@@ -367,6 +372,27 @@ def test_stub_types_match_device_objects(ctx, pd, port, gid_index):
                        ah_attr]
             checked, wrong = _check_stub_types(objects)
     assert checked > 150, checked
+    assert not wrong, '\n'.join(wrong)
+
+
+def test_stub_types_match_cm_objects(dev_name):
+    """The check over rdma_cm's objects in the VM (rxe0 192.0.2.1, rxe1
+    192.0.2.2): an AddrInfo, an event channel, an asynchronous CMID and
+    its ADDR_RESOLVED event, a synchronous CMID with its QP."""
+    import pyverbs.cm_enums as ce
+    from pyverbs.cmid import AddrInfo, CMEvent, CMEventChannel, CMID
+    from pyverbs.qp import QPCap, QPInitAttr
+    ai = AddrInfo(src='192.0.2.1', dst='192.0.2.2', dst_service='7471',
+                  port_space=ce.RDMA_PS_TCP)
+    with CMEventChannel() as ch, CMID(creator=ch) as acid, \
+            CMID(creator=ai, qp_init_attr=QPInitAttr(cap=QPCap(4, 4))) \
+            as scid:
+        acid.resolve_addr(ai)
+        ev = CMEvent(ch)
+        assert ev.event_type == ce.RDMA_CM_EVENT_ADDR_RESOLVED
+        checked, wrong = _check_stub_types([ai, ch, acid, ev, scid])
+        ev.ack_cm_event()
+    assert checked > 20, checked
     assert not wrong, '\n'.join(wrong)
 
 
