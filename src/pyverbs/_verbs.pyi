@@ -1229,7 +1229,7 @@ class PortAttr(PyverbsObject):
 
 @disjoint_base
 class QPAttr(PyverbsObject):
-    def __init__(self, qp_state: int = 1, cur_qp_state: int = 0, port_num: int = 1, path_mtu: int = 3, **fields: int) -> None: ...
+    def __init__(self, qp_state: int = 1, cur_qp_state: int = 0, port_num: int = 1, path_mtu: int = 3, **fields: int | AHAttr | QPCap) -> None: ...
     qp_state: int
     cur_qp_state: int
     path_mtu: int
