@@ -6,6 +6,11 @@ text signatures of the C callables.
     signatures, defaults, class layout); tests/stubtest-allowlist.txt lists
     what it cannot judge, with the reason for each entry.
   - mypy type-checks examples/ against the stubs.
+  - The stubs carry types, not only names: a typed program over the core
+    API passes mypy --strict --disallow-any-expr, misuses of it are
+    reported, and the attribute types of _verbs.pyi match the values the
+    attributes hold (objects built without a device, and, in the VM, the
+    objects of a live device).
   - Every public callable of pyverbs._verbs has a __text_signature__ that
     inspect.signature() can read (help() and IDEs show it, and stubgen
     builds the stubs from it), except those in NO_SIGNATURE, which say why.
@@ -160,6 +165,254 @@ def test_mypy_catches_a_misuse(tmp_path):
     assert 'Unexpected keyword argument "nam" for "Context"' in r.stdout
     assert 'Missing positional argument "lkey" in call to "SGE"' in \
         r.stdout, r.stdout
+
+
+# A program over the core data path, written with annotations the way a
+# typed user program would be.  mypy --strict --disallow-any-expr accepts it
+# only if every value it touches has a real type in the stubs (an attribute
+# or a return typed Any fails it): the stubs carry types, not only names.
+TYPED_PROGRAM = '''\
+"""Core data path, fully typed: checked with mypy --strict."""
+from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
+from pyverbs.cq import CQ, WC
+from pyverbs.device import Context, DeviceAttr, PortAttr
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import RecvWR, SendWR, SGE
+import pyverbs.enums as e
+
+
+def run(name: str, gid_index: int) -> list[WC]:
+    with Context(name=name) as ctx:
+        attr: DeviceAttr = ctx.query_device()
+        port: PortAttr = ctx.query_port(1)
+        gid: GID = ctx.query_gid(1, gid_index)
+        mtu: int = port.active_mtu + attr.max_qp_wr
+        pd = PD(ctx)
+        mr = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+        mr.write(b'hello', 5)
+        mr.write('hello', 5, offset=8)
+        data: bytes = mr.read(5, 0)
+        sge = SGE(mr.buf, 5, mr.lkey)
+        cq = CQ(ctx, 16)
+        qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                               cap=QPCap(max_send_wr=4)))
+        qa = QPAttr(port_num=1)
+        gr = GlobalRoute(dgid=gid, sgid_index=gid_index)
+        qa.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
+        qa.dest_qp_num = qp.qp_num
+        qp.to_init(qa)
+        qp.post_recv(RecvWR(wr_id=1, num_sge=1, sg=[sge]))
+        qp.post_send(SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge]))
+        hops: int | None = qa.ah_attr.hop_limit
+        ah: AH = AH(pd, qa.ah_attr)
+        n, wcs = cq.poll(num_entries=4)
+        for wc in wcs:
+            status: int = wc.status + wc.byte_len + wc.wr_id + n
+            wc.raise_for_status()
+        return wcs + [WC(wr_id=len(data) + mtu + (hops or 0))]
+'''
+
+# Misuses a stub typed with Any would let through, one per line, each with
+# the mypy message it must draw.
+MISUSES = [
+    ("MR(pd, 'x', 1)",
+     'Argument 2 to "MR" has incompatible type "str"; expected "int"'),
+    ("CQ(ctx, 4).poll()[1][0].status + 'a'",
+     'Unsupported operand types for + ("int" and "str")'),
+    ('s: str = MR(pd, 64).lkey',
+     'Incompatible types in assignment (expression has type "int", '
+     'variable has type "str")'),
+    ('PD(MR(pd, 64))',
+     'Argument 1 to "PD" has incompatible type "MR"; expected "Context"'),
+    ('QP(pd, QPInitAttr(scq=pd))',
+     'Argument "scq" to "QPInitAttr" has incompatible type "PD"'),
+    ('SendWR(sg=[MR(pd, 64)])',
+     'List item 0 has incompatible type "MR"; expected "SGE"'),
+    ('b: bytes = ctx.query_gid(1, 0).gid',
+     'Incompatible types in assignment (expression has type "str", '
+     'variable has type "bytes")'),
+]
+
+
+def test_mypy_strict_typed_program(tmp_path):
+    _mypy()
+    good = tmp_path / 'typed_program.py'
+    good.write_text(TYPED_PROGRAM)
+    r = _run('mypy', '--no-incremental', '--strict', '--disallow-any-expr',
+             str(good))
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_mypy_strict_rejects_misuses(tmp_path):
+    _mypy()
+    bad = tmp_path / 'misuses.py'
+    head = ['from pyverbs.cq import CQ', 'from pyverbs.device import Context',
+            'from pyverbs.mr import MR', 'from pyverbs.pd import PD',
+            'from pyverbs.qp import QP, QPInitAttr',
+            'from pyverbs.wr import SendWR',
+            "ctx = Context(name='x')", 'pd = PD(ctx)']
+    bad.write_text('\n'.join(head + [m for m, _ in MISUSES]) + '\n')
+    r = _run('mypy', '--no-incremental', '--strict', str(bad))
+    assert r.returncode == 1, r.stdout + r.stderr
+    for line, (code, msg) in enumerate(MISUSES, len(head) + 1):
+        assert f'misuses.py:{line}: error: {msg}' in r.stdout, \
+            (code, r.stdout)
+
+
+# Objects built without a device, beyond each class's defaults: the
+# attributes that hold something else once set (a GRH's fields, a WR's SGE
+# list, a set rx_hash_key, ...).
+EXTRA_OBJECTS = [
+    'AHAttr(is_global=1, gr=GlobalRoute(dgid=GID_STR, sgid_index=1))',
+    'SendWR(num_sge=1, sg=[SGE(0x1000, 8, 7)], next_wr=SendWR())',
+    'RecvWR(num_sge=1, sg=[SGE(0x1000, 8, 7)], '
+    'next_wr=RecvWR(num_sge=1, sg=[SGE(0x2000, 8, 7)]))',
+    'OpsWr(sg_list=[SGE(0x1000, 8, 7)], next_wr=OpsWr())',
+    'RxHashConf(rx_hash_key=b"ab", rx_hash_key_len=2)',
+    'QPInitAttr(cap=QPCap(max_send_wr=3), qp_context="ctx")',
+    'GID(GID_STR)', 'FdArr([3, 4], 2)', 'XRCDInitAttr(1, 0, -1)',
+]
+
+
+def _type_ok(value, t):
+    """isinstance() for an evaluated stub annotation (unions, list/dict/
+    tuple of a type, None, object)."""
+    import types
+    import typing
+    if t is object:
+        return True
+    if t is None or t is type(None):
+        return value is None
+    origin = typing.get_origin(t)
+    if origin in (types.UnionType, typing.Union):
+        return any(_type_ok(value, a) for a in typing.get_args(t))
+    if origin is not None:
+        args = typing.get_args(t)
+        if not isinstance(value, origin):
+            return False
+        if origin is list:
+            return all(_type_ok(x, args[0]) for x in value)
+        if origin is dict:
+            return all(_type_ok(k, args[0]) and _type_ok(x, args[1])
+                       for k, x in value.items())
+        if origin is tuple:
+            return len(value) == len(args) and \
+                all(_type_ok(x, a) for x, a in zip(value, args))
+        return True
+    if t is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, t)
+
+
+def _check_stub_types(objects):
+    """Each annotated attribute and property getter of _verbs.pyi that the
+    objects (and their base classes) declare, read and checked against its
+    annotation.  Returns (how many were checked, the mismatches)."""
+    import ast
+    import logging
+    tree = ast.parse(open(os.path.join(PKG, '_verbs.pyi')).read())
+    ns = dict(vars(_verbs), logging=logging)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    checked, wrong = 0, []
+    for obj in objects:
+        for klass in type(obj).__mro__:
+            node = classes.get(klass.__name__)
+            for item in node.body if node else ():
+                if isinstance(item, ast.AnnAssign):
+                    name, ann = item.target.id, item.annotation
+                elif isinstance(item, ast.FunctionDef) and \
+                        'property' in [ast.unparse(d)
+                                       for d in item.decorator_list]:
+                    name, ann = item.name, item.returns
+                else:
+                    continue
+                try:
+                    value = getattr(obj, name)
+                except Exception:   # unset, or the object is closed
+                    continue
+                checked += 1
+                if not _type_ok(value, eval(ast.unparse(ann), ns)):
+                    wrong.append(f'{type(obj).__name__}.{name}: '
+                                 f'{ast.unparse(ann)}, but {value!r}')
+    return checked, wrong
+
+
+def test_stub_types_match_runtime_values():
+    """The attribute types of _verbs.pyi against what the attributes hold:
+    every class that can be built without a device (its defaults, and the
+    EXTRA_OBJECTS) (str | None where None comes back, list[SGE] where the
+    items are SGEs, ...)."""
+    for mod in _public_modules():
+        importlib.import_module(mod)
+    objects = []
+    for name in dir(_verbs):
+        cls = getattr(_verbs, name)
+        if isinstance(cls, type) and not issubclass(cls, BaseException):
+            try:
+                objects.append(cls())
+            except Exception:       # needs a device or arguments
+                pass
+    ns = dict(vars(_verbs),
+              GID_STR='fe80:0000:0000:0000:0000:0000:0000:0001')
+    objects += [eval(e, ns) for e in EXTRA_OBJECTS]
+    checked, wrong = _check_stub_types(objects)
+    assert checked > 400, checked
+    assert not wrong, '\n'.join(wrong)
+
+
+def test_stub_types_match_device_objects(ctx, pd, port, gid_index):
+    """The same check over the objects of a live device: the Context and
+    what it reports, a PD, MRs, CQs, a completion channel, an RC QP and
+    what it reports, an SRQ, an AH, an SGE."""
+    import pyverbs.enums as e
+    from pyverbs.addr import AH, AHAttr, GlobalRoute
+    from pyverbs.cq import CQ, CompChannel
+    from pyverbs.mr import MR
+    from pyverbs.qp import QP, QPCap, QPInitAttr
+    from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+    with CompChannel(ctx) as cc, CQ(ctx, 8, 'cq-ctx', cc) as cq, \
+            CQ(ctx, 8) as cq2, \
+            MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE) as mr, \
+            MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE, bytearray(64)) as mr2, \
+            SRQ(pd, SrqInitAttr(SrqAttr(max_wr=4))) as srq, \
+            QP(pd, QPInitAttr(e.IBV_QPT_RC, 'qp-ctx', cq, cq2,
+                              cap=QPCap(4, 4))) as qp:
+        gid = ctx.query_gid(port, gid_index)
+        gr = GlobalRoute(dgid=gid, sgid_index=gid_index)
+        ah_attr = AHAttr(port_num=port, is_global=1, gr=gr)
+        with AH(pd, ah_attr) as ah:
+            objects = [ctx, ctx.query_device(), ctx.query_port(port), gid,
+                       ctx.query_gid_ex(port, gid_index),
+                       ctx.query_device_ex(), pd, mr, mr2,
+                       mr.sge(), cq, cq2, cc, srq, srq.query(), qp,
+                       *qp.query(e.IBV_QP_STATE | e.IBV_QP_CAP), ah,
+                       ah_attr]
+            checked, wrong = _check_stub_types(objects)
+    assert checked > 150, checked
+    assert not wrong, '\n'.join(wrong)
+
+
+def test_stub_types_match_cm_objects(dev_name):
+    """The check over rdma_cm's objects in the VM (rxe0 192.0.2.1, rxe1
+    192.0.2.2): an AddrInfo, an event channel, an asynchronous CMID and
+    its ADDR_RESOLVED event, a synchronous CMID with its QP."""
+    import pyverbs.cm_enums as ce
+    from pyverbs.cmid import AddrInfo, CMEvent, CMEventChannel, CMID
+    from pyverbs.qp import QPCap, QPInitAttr
+    ai = AddrInfo(src='192.0.2.1', dst='192.0.2.2', dst_service='7471',
+                  port_space=ce.RDMA_PS_TCP)
+    with CMEventChannel() as ch, CMID(creator=ch) as acid, \
+            CMID(creator=ai, qp_init_attr=QPInitAttr(cap=QPCap(4, 4))) \
+            as scid:
+        acid.resolve_addr(ai)
+        ev = CMEvent(ch)
+        assert ev.event_type == ce.RDMA_CM_EVENT_ADDR_RESOLVED
+        checked, wrong = _check_stub_types([ai, ch, acid, ev, scid])
+        ev.ack_cm_event()
+    assert checked > 20, checked
+    assert not wrong, '\n'.join(wrong)
 
 
 def _c_callables():

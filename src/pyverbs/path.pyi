@@ -3,7 +3,7 @@ from pyverbs._verbs import AHAttr as AHAttr
 from pyverbs._verbs import GID as GID
 from pyverbs._verbs import GlobalRoute as GlobalRoute
 import dataclasses
-from typing import Any, Self
+from typing import Self
 
 from pyverbs._verbs import PD, QP, WC, Context
 
@@ -44,7 +44,7 @@ class Path:
     is_global: bool | None = ...
     _ah: object = dataclasses.field(default=None, repr=False, compare=False)
     @classmethod
-    def from_qp(cls, qp: QP, ctx: Context | None = None, port_num: int = 1, gid_index: int | None = None, psn: int | None = None, **kw: Any) -> Self: ...
+    def from_qp(cls, qp: QP, ctx: Context | None = None, port_num: int = 1, gid_index: int | None = None, psn: int | None = None, **kw: object) -> Self: ...
     def connect(self, remote: Path) -> Self: ...
     def reverse(self) -> Self: ...
     @classmethod
