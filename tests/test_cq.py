@@ -768,10 +768,12 @@ def test_poll_real_completions(ctx):
 def test_poll_answers_reused_only_when_free(ctx):
     # poll() refills an answer nobody holds any more; the answers a caller
     # holds, kept or changed, never change
-    from rdma_helpers import send_wr
+    from rdma_helpers import recv_wr, send_wr
     a, b = _rc_pair(ctx, msg_size=64, depth=128)
     try:
         n = 96
+        for i in range(n):
+            b.qp.post_recv(recv_wr(b, wr_id=i))
         for i in range(n):
             a.qp.post_send(send_wr(a, b'x' * 64, wr_id=i))
         time.sleep(0.5)
