@@ -494,6 +494,24 @@ def py_loop(n):
         pass
 
 
+# For scale: Python calls of trivial builtin methods, measured as the rows
+# are (the loop subtracted).  What any binding's call costs at the least.
+_bit_length = (1).bit_length
+_get = {}.get
+
+
+def py_call0(n):
+    f = _bit_length
+    for _ in range(n):
+        f()
+
+
+def py_call2(n):
+    f = _get
+    for _ in range(n):
+        f(n, None)
+
+
 def driver(args):
     global bench
     sys.path.insert(0, HERE)
@@ -503,10 +521,12 @@ def driver(args):
     lib.fl_poll.restype = ctypes.c_long
     env = Env(args.dev, args.peer)
     impl = args.driver
-    for n in (WARM, args.scale * 400, args.scale * 800):
-        lib.cg_zero()
-        py_loop(n)
-        lib.cg_dump(f'{impl}|loop|{n}'.encode())
+    for name, fn in (('loop', py_loop), ('call0', py_call0),
+                     ('call2', py_call2)):
+        for n in (WARM, args.scale * 400, args.scale * 800):
+            lib.cg_zero()
+            fn(n)
+            lib.cg_dump(f'{impl}|{name}|{n}'.encode())
     for name in args.only.split(','):
         row = Bench(env, lib, name)
         n = BENCHES[name][1] * args.scale
@@ -591,6 +611,9 @@ def per_op(counts, impl, name, n):
 def table(counts, names, scale):
     loop = {impl: per_op(counts, impl, 'loop', 400 * scale)
             for impl in ('ours', 'ref')}
+    for name in ('call0', 'call2'):
+        c = per_op(counts, 'ours', name, 400 * scale)
+        loop[name] = None if None in (c, loop['ours']) else c - loop['ours']
     rows = []
     for name in names:
         n = BENCHES[name][1] * scale
@@ -643,6 +666,13 @@ def markdown(loop, rows):
                f'instructions than the reference.  The list rows are '
                f'pyverbs-c\'s own form (the reference posts only chains): '
                f'their reference column is its chain, for scale.')
+    out.append('')
+    out.append(f'For scale, one Python call of a trivial builtin method '
+               f'costs this interpreter {fmt(loop.get("call0"))} '
+               f'instructions (`(1).bit_length()`) or '
+               f'{fmt(loop.get("call2"))} (`{{}}.get(k, None)`), measured '
+               f'the same way: every row pays that much per Python-level '
+               f'call, whichever binding it calls.')
     return '\n'.join(out) + '\n'
 
 

@@ -63,7 +63,7 @@ def test_table_subtracts_loop_and_substitutes(ci):
               ('ref', 'post_send_16', n): 0,
               ('ref', 'post_send_16', 2 * n): 600 * n}
     loop, rows = ci.table(counts, ['post_send_16_list'], 1)
-    assert loop == {'ours': 5.0, 'ref': 2.5}
+    assert loop == {'ours': 5.0, 'ref': 2.5, 'call0': None, 'call2': None}
     assert rows == [('post_send_16_list', 100, 195, 597.5)]
     md = ci.markdown(loop, rows)
     assert '(reference: chained) | 100 | 195 | 598 | 95 | 498 | 5.2x | n/a |' \
