@@ -463,8 +463,10 @@ static int cq_init(PyObject *obj, PyObject *args, PyObject *kw)
  * the GIL cannot read reference counts this way: it always builds.
  */
 #define CQ_RESULT_POOL 4
+#ifndef Py_GIL_DISABLED
 static PyObject *cq_results[CQ_RESULT_POOL];
 static unsigned int cq_results_next;
+#endif
 
 /* Refill the free kept answer of n WCs, if there is one (n <= CQ_POLL_STACK);
  * else NULL without an exception. */
