@@ -47,7 +47,7 @@ PORT = 1
 # a write benchmark that sees no completion for this long gives up
 STALL_SECONDS = 30
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-          e.IBV_ACCESS_REMOTE_READ)
+          e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 
 
 def roce_gid_index(ctx):

@@ -122,6 +122,24 @@ def test_wc_subclass():
     assert (wc.wr_id, wc.extra) == (3, 1)
 
 
+def test_wc_free_list_keeps_values_and_subclasses():
+    # freed WCs are reused by later ones: values never leak between them,
+    # and instances of subclasses are freed as usual
+    class MyWC(WC):
+        pass
+    for round_ in range(3):
+        wcs = [WC(wr_id=i + round_, byte_len=i) for i in range(100)]
+        subs = [MyWC(wr_id=i) for i in range(10)]
+        for s_ in subs:
+            s_.extra = s_.wr_id
+        assert [w.wr_id for w in wcs] == [i + round_ for i in range(100)]
+        assert all(type(w) is WC and w.status == 0 for w in wcs)
+        assert [(s_.wr_id, s_.extra) for s_ in subs] == [(i, i)
+                                                         for i in range(10)]
+        del wcs, subs
+    assert WC().wr_id == 0 and WC().byte_len == 0
+
+
 def test_status_and_opcode_strings():
     assert c.cqe_status_to_str(0) == 'success'
     assert c.cqe_status_to_str(5) == 'WR flush error'
@@ -743,6 +761,68 @@ def test_poll_real_completions(ctx):
         assert 'status                : success' in str(got[0])
         assert 'opcode                : Receive' in str(got[0])
         assert b.cq.poll(n) == (0, [])
+    finally:
+        _close(a, b)
+
+
+def test_poll_answers_reused_only_when_free(ctx):
+    # poll() refills an answer nobody holds any more; the answers a caller
+    # holds, kept or changed, never change
+    from rdma_helpers import recv_wr, send_wr
+    a, b = _rc_pair(ctx, msg_size=64, depth=128)
+    try:
+        n = 96
+        for i in range(n):
+            b.qp.post_recv(recv_wr(b, wr_id=i))
+        for i in range(n):
+            a.qp.post_send(send_wr(a, b'x' * 64, wr_id=i))
+        time.sleep(0.5)
+        got, kept = [], []
+        deadline = time.monotonic() + 10
+        # the usual loop: the previous answer's list is held while polling
+        while len(got) < 30 and time.monotonic() < deadline:
+            nc, wcs = a.cq.poll()
+            got += [w.wr_id for w in wcs]
+            if nc and len(got) % 3 == 0:
+                kept.append((list(wcs), wcs))
+        while len(got) < 60 and time.monotonic() < deadline:
+            nc, wcs = a.cq.poll(4)
+            assert nc == len(wcs)
+            got += [w.wr_id for w in wcs]
+            if nc == 4:
+                kept.append((list(wcs), wcs))
+
+        def poll2():
+            # an answer of 2 WCs (the completions may still be arriving)
+            while time.monotonic() < deadline:
+                nc, wcs = a.cq.poll(2)
+                got.extend(w.wr_id for w in wcs)
+                if nc == 2:
+                    return wcs
+            raise AssertionError('completions missing')
+        # a dropped answer whose list the caller changed
+        wcs = poll2()
+        wcs.append('extra')
+        del wcs
+        # an object in a dropped list that polls when freed
+        seen = []
+
+        class Repoll:
+            def __del__(self):
+                seen.append(a.cq.poll(2))
+        wcs = poll2()
+        wcs[0] = Repoll()
+        del wcs
+        while len(got) + sum(r[0] for r in seen) < n and \
+                time.monotonic() < deadline:
+            nc, wcs = a.cq.poll(2)
+            got += [w.wr_id for w in wcs]
+        for r in seen:
+            got += [w.wr_id for w in r[1]]
+        assert sorted(got) == list(range(n)), got
+        for copy, held in kept:
+            assert held == copy
+        assert a.cq.poll(16) == (0, [])
     finally:
         _close(a, b)
 

@@ -453,39 +453,100 @@ static int cq_init(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 /*
- * The answer of a poll that found nothing, (0, []), kept for reuse.  It is
- * handed out again only while nothing but this cache holds the tuple or its
- * list (both reference counts are 1) and the list is still empty: then no
- * caller can tell it from a fresh one, and a busy-polling loop saves
- * allocating and freeing a tuple and a list on every empty poll.  A build
- * without the GIL cannot read reference counts this way: it always builds.
+ * The answers of poll(), (n, [WC, ...]), kept for reuse.  A kept tuple is
+ * handed out again, refilled, only while nothing but this pool holds it or
+ * its list (both reference counts are 1) and the list still has the length
+ * wanted: then no caller can tell it from a fresh one.  The usual loop,
+ * `nc, wcs = cq.poll()`, still holds the list of the previous answer when it
+ * polls again, so the pool keeps a few answers and finds a free one among
+ * them; a caller that keeps every answer gets fresh ones.  A build without
+ * the GIL cannot read reference counts this way: it always builds.
  */
-static PyObject *cq_empty_result;
-
-static PyObject *cq_poll_empty(void)
-{
-	PyObject *res, *list;
-
+#define CQ_RESULT_POOL 4
 #ifndef Py_GIL_DISABLED
-	res = cq_empty_result;
-	if (res && Py_REFCNT(res) == 1) {
+static PyObject *cq_results[CQ_RESULT_POOL];
+static unsigned int cq_results_next;
+#endif
+
+/* Refill the free kept answer of n WCs, if there is one (n <= CQ_POLL_STACK);
+ * else NULL without an exception. */
+static PyObject *cq_result_reuse(const struct ibv_wc *wc, int n)
+{
+#ifndef Py_GIL_DISABLED
+	PyObject *old[CQ_POLL_STACK], *res, *list, *w;
+	int k, i;
+
+	for (k = 0; k < CQ_RESULT_POOL; k++) {
+		res = cq_results[k];
+		if (!res || Py_REFCNT(res) != 1)
+			continue;
 		list = PyTuple_GET_ITEM(res, 1);
-		if (Py_REFCNT(list) == 1 && PyList_GET_SIZE(list) == 0)
-			return Py_NewRef(res);
+		if (Py_REFCNT(list) != 1 || PyList_GET_SIZE(list) != n)
+			continue;
+		/* new WCs first: on failure the answer is left as it was */
+		for (i = 0; i < n; i++) {
+			w = pv_wc_new(&wc[i]);
+			if (!w) {
+				while (i-- > 0)
+					Py_DECREF(old[i]);
+				return NULL;
+			}
+			old[i] = w;
+		}
+		for (i = 0; i < n; i++) {
+			w = PyList_GET_ITEM(list, i);
+			PyList_SET_ITEM(list, i, old[i]);
+			old[i] = w;
+		}
+		w = PyTuple_GET_ITEM(res, 0);
+		PyTuple_SET_ITEM(res, 0, PyLong_FromLong(n)); /* small int */
+		Py_INCREF(res);
+		/* what the caller put in the list may run code when freed:
+		 * drop it last, with res no longer free */
+		Py_DECREF(w);
+		for (i = 0; i < n; i++)
+			Py_DECREF(old[i]);
+		return res;
 	}
 #endif
-	list = PyList_New(0);
+	return NULL;
+}
+
+/* The answer (n, [WC, ...]) of a poll that found n completions. */
+static PyObject *cq_result(const struct ibv_wc *wc, int n)
+{
+	PyObject *res, *list;
+	int i;
+
+	if (n <= CQ_POLL_STACK) {
+		res = cq_result_reuse(wc, n);
+		if (res || PyErr_Occurred())
+			return res;
+	}
+	list = PyList_New(n);
 	if (!list)
 		return NULL;
+	for (i = 0; i < n; i++) {
+		PyObject *w = pv_wc_new(&wc[i]);
+
+		if (!w) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, i, w);
+	}
 	res = PyTuple_New(2);
 	if (!res) {
 		Py_DECREF(list);
 		return NULL;
 	}
-	PyTuple_SET_ITEM(res, 0, PyLong_FromLong(0));	/* small int */
+	PyTuple_SET_ITEM(res, 0, PyLong_FromLong(n));	/* small int: no fail */
 	PyTuple_SET_ITEM(res, 1, list);
 #ifndef Py_GIL_DISABLED
-	Py_XSETREF(cq_empty_result, Py_NewRef(res));
+	if (n <= CQ_POLL_STACK) {
+		Py_XSETREF(cq_results[cq_results_next], Py_NewRef(res));
+		cq_results_next = (cq_results_next + 1) % CQ_RESULT_POOL;
+	}
 #endif
 	return res;
 }
@@ -495,9 +556,9 @@ static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
 {
 	struct pv_cq *self = (struct pv_cq *)obj;
 	struct ibv_wc stack[CQ_POLL_STACK], *wc = stack;
-	PyObject *list, *res, *arg = NULL;
+	PyObject *res, *arg = NULL;
 	int64_t want = 1;
-	int n = 1, rc, i;
+	int n = 1, rc;
 
 	if ((nargs || kwnames) &&
 	    cq_one_arg("poll", "num_entries", args, nargs, kwnames, &arg))
@@ -519,36 +580,11 @@ static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
 		}
 	}
 	rc = n ? ibv_poll_cq(self->cq, n, wc) : 0;
-	if (rc < 0) {
+	if (rc < 0)
 		/* returns a negative value on error, errno not always set */
 		res = pv_raise_rc(rc, "ibv_poll_cq", "Failed to poll CQ");
-		goto out;
-	}
-	if (rc == 0) {
-		res = cq_poll_empty();
-		goto out;
-	}
-	res = NULL;
-	list = PyList_New(rc);
-	if (!list)
-		goto out;
-	for (i = 0; i < rc; i++) {
-		PyObject *w = pv_wc_new(&wc[i]);
-
-		if (!w) {
-			Py_DECREF(list);
-			goto out;
-		}
-		PyList_SET_ITEM(list, i, w);
-	}
-	res = PyTuple_New(2);
-	if (!res) {
-		Py_DECREF(list);
-		goto out;
-	}
-	PyTuple_SET_ITEM(res, 0, PyLong_FromLong(rc));	/* small int: no fail */
-	PyTuple_SET_ITEM(res, 1, list);
-out:
+	else
+		res = cq_result(wc, rc);
 	if (wc != stack)
 		PyMem_Free(wc);
 	return res;
@@ -810,10 +846,44 @@ static int wc_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
+/*
+ * Freed WCs of the exact type are kept (up to WC_FREE_MAX) and reused by
+ * pv_wc_new(): a polling loop frees the WCs of one answer and allocates
+ * those of the next, and a free list spares both the allocator and the
+ * generic heap-type allocation and deallocation.  Instances of subclasses
+ * are freed as usual.  Not in a build without the GIL.
+ */
+#define WC_FREE_MAX 64
+#ifndef Py_GIL_DISABLED
+static PyObject *wc_free[WC_FREE_MAX];
+static int wc_nfree;
+#endif
+
+static void wc_dealloc(PyObject *obj)
+{
+	PyTypeObject *tp = Py_TYPE(obj);
+
+#ifndef Py_GIL_DISABLED
+	if (tp == pv.WC && wc_nfree < WC_FREE_MAX)
+		wc_free[wc_nfree++] = obj;
+	else
+#endif
+		tp->tp_free(obj);
+	Py_DECREF(tp);	/* instances of heap types hold their type */
+}
+
 PyObject *pv_wc_new(const struct ibv_wc *wc)
 {
 	struct pv_wc *self;
 
+#ifndef Py_GIL_DISABLED
+	if (wc_nfree) {
+		self = (struct pv_wc *)wc_free[--wc_nfree];
+		PyObject_Init((PyObject *)self, pv.WC);	/* cannot fail */
+		memcpy(&self->wc, wc, sizeof(*wc));
+		return (PyObject *)self;
+	}
+#endif
 	self = (struct pv_wc *)pv.WC->tp_alloc(pv.WC, 0);
 	if (self)
 		memcpy(&self->wc, wc, sizeof(*wc));
@@ -828,6 +898,7 @@ static PyType_Slot wc_slots[] = {
 		     "them." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, wc_init },
+	{ Py_tp_dealloc, wc_dealloc },
 	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
 	{ 0, NULL }
 };

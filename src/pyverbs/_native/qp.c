@@ -852,6 +852,84 @@ static PyObject *wr_mark_chain(PyObject *o, int send, enum ibv_qp_type qpt)
 }
 
 /*
+ * The fast test of a chain about to be posted: 1 when every WR of it is
+ * plain (connected QP, no AH, no memory window, no inline data, C links in
+ * step), which needs no further check; 0 when wr_check_chain() must look.
+ * One pass, a few loads a WR.
+ */
+static inline int wr_chain_plain(PyObject *o, int send,
+				 enum ibv_qp_type qpt)
+{
+	if (!send) {
+		for (; o; o = RWR(o)->next_wr)
+			if (RWR(o)->wr.next != (RWR(o)->next_wr ?
+						&RWR(RWR(o)->next_wr)->wr :
+						NULL))
+				return 0;
+		return 1;
+	}
+	if (qpt == IBV_QPT_UD)
+		return 0;
+	for (; o; o = SWR(o)->next_wr) {
+		struct pv_send_wr *w = SWR(o);
+
+		if (w->ah || w->wr.opcode == IBV_WR_BIND_MW ||
+		    (w->wr.send_flags & IBV_SEND_INLINE) ||
+		    w->wr.next != (w->next_wr ? &SWR(w->next_wr)->wr : NULL))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The fast path of a list of WRs: mark and link its items while each is
+ * of the exact type, unchained, unmarked and plain (wr_chain_plain());
+ * returns how many were (n: all, ready to post).  wr_list_unlink(items,
+ * count) undoes it.
+ */
+static Py_ssize_t wr_list_plain(PyObject *const *items, Py_ssize_t n,
+				int send, enum ibv_qp_type qpt,
+				PyTypeObject *tp)
+{
+	Py_ssize_t i;
+
+	for (i = 0; i < n; i++) {
+		PyObject *o = items[i];
+
+		if (!Py_IS_TYPE(o, tp) || wr_next(o, send) ||
+		    *wr_in_post(o, send) || !wr_chain_plain(o, send, qpt))
+			break;
+		*wr_in_post(o, send) = 1;
+		if (i)
+			wr_set_c_next(items[i - 1], o, send);
+	}
+	return i;
+}
+
+static void wr_list_unlink(PyObject *const *items, Py_ssize_t n, int send)
+{
+	Py_ssize_t i;
+
+	for (i = 0; i < n; i++) {
+		*wr_in_post(items[i], send) = 0;
+		wr_set_c_next(items[i], NULL, send);
+	}
+}
+
+/* Every check of a chain (pv_send_wr_check() for send WRs), without
+ * marking it.  Returns 0 or -1. */
+static int wr_check_chain(PyObject *o, int send, enum ibv_qp_type qpt)
+{
+	if (send && pv_send_wr_check(SWR(o), qpt))
+		return -1;
+	for (; o; o = wr_next(o, send))
+		if ((send && swr_check_one(SWR(o))) ||
+		    wr_check_link(o, wr_next(o, send), send))
+			return -1;
+	return 0;
+}
+
+/*
  * Undo wr_mark_chain(): clear the marks of the chain and, with unlink, make
  * the tail's C link NULL again.  Stops at the first unmarked WR, so that it
  * also undoes a marking that failed half-way.
@@ -1031,21 +1109,12 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 	}
 
 	if (Py_IS_TYPE(wr, tp) || PyObject_TypeCheck(wr, tp)) {
-		PyObject *next = wr_next(wr, send);
-
-		if (!next) {
-			/* the common case: one WR, no chain */
-			if ((send && (pv_send_wr_check(SWR(wr), qpt) ||
-				      swr_check_one(SWR(wr)))) ||
-			    wr_check_link(wr, NULL, send))
-				return NULL;
-		} else if (!wr_mark_chain(wr, send, qpt)) {
-			wr_unmark_chain(wr, send, 0);
+		/* one WR and its chain: no WR twice (next_wr refuses
+		 * cycles), so nothing to mark */
+		if (!wr_chain_plain(wr, send, qpt) &&
+		    wr_check_chain(wr, send, qpt))
 			return NULL;
-		}
 		rc = ops->post(obj, wr_c(wr, send), &bad);
-		if (next)
-			wr_unmark_chain(wr, send, 0);
 		if (rc)
 			return post_failed(rc, ops, &wr, 1, bad, bad_wr);
 		Py_RETURN_NONE;
@@ -1062,6 +1131,16 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 	n = PySequence_Fast_GET_SIZE(wr);
 	if (!n)
 		Py_RETURN_NONE;
+	i = wr_list_plain(items, n, send, qpt, tp);
+	if (i == n) {
+		/* all plain, unchained, each once: linked and marked */
+		rc = ops->post(obj, wr_c(items[0], send), &bad);
+		wr_list_unlink(items, n, send);
+		if (rc)
+			return post_failed(rc, ops, items, n, bad, bad_wr);
+		Py_RETURN_NONE;
+	}
+	wr_list_unlink(items, i, send);
 	for (i = 0; i < n; i++) {
 		if (!PyObject_TypeCheck(items[i], tp)) {
 			PyErr_Format(PyExc_TypeError,

@@ -6,6 +6,7 @@
  * wr_start()/wr_complete() order, and AHs closed within a batch.
  */
 #include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "wr_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,10 +75,26 @@ static PyType_Spec databuf_spec = {
 #define QPX(o) ((struct pv_qp_ex *)(o))
 
 /* A batch is over: forget the AHs it used. */
+/* The held list is emptied, keeping its storage for the next batch; the
+ * objects are dropped once it is empty (dropping one may run code). */
 static void qpx_end_batch(struct pv_qp_ex *self)
 {
+	PyObject *drop[16];
+	Py_ssize_t i, n;
+
 	self->in_wr = 0;
-	Py_CLEAR(self->held);
+	n = self->held ? PyList_GET_SIZE(self->held) : 0;
+	if (!n)
+		return;
+	if (n > 16) {
+		Py_CLEAR(self->held);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		drop[i] = PyList_GET_ITEM(self->held, i);
+	Py_SET_SIZE(self->held, 0);
+	for (i = 0; i < n; i++)
+		Py_DECREF(drop[i]);
 }
 
 /* ibv_wr_start() takes a lock in some providers (rxe): a batch left open
@@ -89,6 +106,7 @@ static int qpx_destroy(struct pv_obj *o)
 	if (self->in_wr && self->qpx)
 		ibv_wr_abort(self->qpx);
 	qpx_end_batch(self);
+	Py_CLEAR(self->held);
 	if (pv_qp_destroy(o))
 		return -1;
 	self->qpx = NULL;
@@ -258,36 +276,93 @@ int pv_u32_arg(PyObject *args, PyObject *kw, const char *fname,
 					   out) ? 0 : -1;
 }
 
-static PyObject *qpx_wr_send_imm(PyObject *obj, PyObject *args,
-				 PyObject *kw)
-{
-	uint32_t data;
+/*
+ * The builders on the data path take METH_FASTCALL arguments, parsed by
+ * wr.c's signature parser (positional or by keyword, as upstream's), and
+ * convert small ints without a detour (pv_wr_u64).
+ */
+PV_WR_SIG(qpx_imm_sig, "wr_send_imm", 1, 1, "data");
+PV_WR_SIG(qpx_send_inv_sig, "wr_send_inv", 1, 1, "invalidate_rkey");
+PV_WR_SIG(qpx_local_inv_sig, "wr_local_inv", 1, 1, "invalidate_rkey");
+PV_WR_SIG(qpx_read_sig, "wr_rdma_read", 2, 2, "rkey", "remote_addr");
+PV_WR_SIG(qpx_write_sig, "wr_rdma_write", 2, 2, "rkey", "remote_addr");
+PV_WR_SIG(qpx_write_imm_sig, "wr_rdma_write_imm", 3, 3, "rkey",
+	  "remote_addr", "data");
+PV_WR_SIG(qpx_cmp_swp_sig, "wr_atomic_cmp_swp", 4, 4, "rkey", "remote_addr",
+	  "compare", "swap");
+PV_WR_SIG(qpx_fetch_add_sig, "wr_atomic_fetch_add", 3, 3, "rkey",
+	  "remote_addr", "add");
+PV_WR_SIG(qpx_ud_sig, "wr_set_ud_addr", 3, 3, "ah", "remote_qpn",
+	  "remote_rkey");
+PV_WR_SIG(qpx_srqn_sig, "wr_set_xrc_srqn", 1, 1, "remote_srqn");
 
-	if (pv_u32_arg(args, kw, "wr_send_imm", "data", &data))
-		return NULL;
-	QPX_CALL(obj, wr_send_imm, htobe32(data));
+static struct pv_wr_sig *const qpx_sigs[] = {
+	&qpx_imm_sig, &qpx_send_inv_sig, &qpx_local_inv_sig, &qpx_read_sig,
+	&qpx_write_sig, &qpx_write_imm_sig, &qpx_cmp_swp_sig,
+	&qpx_fetch_add_sig, &qpx_ud_sig, &qpx_srqn_sig, NULL
+};
+
+/*
+ * Parse the arguments of builder sig (all required) into u[], each an
+ * unsigned int of at most max[i] (NULL max: 32 bits each; an entry of 0:
+ * the argument is an object, left in o[i]).  Returns 0 or -1.
+ */
+static int qpx_args(const struct pv_wr_sig *sig, const uint64_t *max,
+		    PyObject *const *args, Py_ssize_t nargs,
+		    PyObject *kwnames, uint64_t *u, PyObject **o)
+{
+	PyObject *v[4];
+	int i;
+
+	if (pv_wr_parse_vc(sig, args, nargs, kwnames, v))
+		return -1;
+	for (i = 0; i < sig->nparams; i++) {
+		uint64_t m = max ? max[i] : UINT32_MAX;
+
+		if (!m)
+			o[i] = v[i];
+		else if (pv_wr_u64(v[i], m, &u[i], sig->names[i]))
+			return -1;
+	}
+	return 0;
+}
+
+#define QPX_ARGS(sig, max, u)                                           \
+	do {                                                            \
+		if (qpx_args(&(sig), max, args, nargs, kwnames, u, NULL)) \
+			return NULL;                                    \
+	} while (0)
+#define QPX_FC_PARAMS                                                   \
+	PyObject *obj, PyObject *const *args, Py_ssize_t nargs,         \
+		PyObject *kwnames
+
+static const uint64_t qpx_rkey_addr[] = { UINT32_MAX, UINT64_MAX,
+					   UINT32_MAX, UINT64_MAX };
+
+static PyObject *qpx_wr_send_imm(QPX_FC_PARAMS)
+{
+	uint64_t u[1];
+
+	QPX_ARGS(qpx_imm_sig, NULL, u);
+	QPX_CALL(obj, wr_send_imm, htobe32((uint32_t)u[0]));
 	Py_RETURN_NONE;
 }
 
-static PyObject *qpx_wr_send_inv(PyObject *obj, PyObject *args,
-				 PyObject *kw)
+static PyObject *qpx_wr_send_inv(QPX_FC_PARAMS)
 {
-	uint32_t rkey;
+	uint64_t u[1];
 
-	if (pv_u32_arg(args, kw, "wr_send_inv", "invalidate_rkey", &rkey))
-		return NULL;
-	QPX_CALL(obj, wr_send_inv, rkey);
+	QPX_ARGS(qpx_send_inv_sig, NULL, u);
+	QPX_CALL(obj, wr_send_inv, (uint32_t)u[0]);
 	Py_RETURN_NONE;
 }
 
-static PyObject *qpx_wr_local_inv(PyObject *obj, PyObject *args,
-				  PyObject *kw)
+static PyObject *qpx_wr_local_inv(QPX_FC_PARAMS)
 {
-	uint32_t rkey;
+	uint64_t u[1];
 
-	if (pv_u32_arg(args, kw, "wr_local_inv", "invalidate_rkey", &rkey))
-		return NULL;
-	QPX_CALL(obj, wr_local_inv, rkey);
+	QPX_ARGS(qpx_local_inv_sig, NULL, u);
+	QPX_CALL(obj, wr_local_inv, (uint32_t)u[0]);
 	Py_RETURN_NONE;
 }
 
@@ -333,84 +408,53 @@ static PyObject *qpx_wr_send_tso(PyObject *obj, PyObject *args,
 	Py_RETURN_NONE;
 }
 
-/* closure: the builder, 0 read, 1 write */
-static PyObject *qpx_wr_rdma(PyObject *obj, PyObject *args, PyObject *kw,
-			     int write)
+static PyObject *qpx_wr_rdma_read(QPX_FC_PARAMS)
 {
-	static char *kwlist[] = { "rkey", "remote_addr", NULL };
-	uint32_t rkey;
-	uint64_t addr;
+	uint64_t u[2];
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, write ? "O&O&:wr_rdma_write"
-					 : "O&O&:wr_rdma_read", kwlist,
-					 pv_conv_u32, &rkey, pv_conv_u64,
-					 &addr))
-		return NULL;
-	if (write)
-		QPX_CALL(obj, wr_rdma_write, rkey, addr);
-	else
-		QPX_CALL(obj, wr_rdma_read, rkey, addr);
+	QPX_ARGS(qpx_read_sig, qpx_rkey_addr, u);
+	QPX_CALL(obj, wr_rdma_read, (uint32_t)u[0], u[1]);
 	Py_RETURN_NONE;
 }
 
-static PyObject *qpx_wr_rdma_read(PyObject *obj, PyObject *args,
-				  PyObject *kw)
+static PyObject *qpx_wr_rdma_write(QPX_FC_PARAMS)
 {
-	return qpx_wr_rdma(obj, args, kw, 0);
-}
+	uint64_t u[2];
 
-static PyObject *qpx_wr_rdma_write(PyObject *obj, PyObject *args,
-				   PyObject *kw)
-{
-	return qpx_wr_rdma(obj, args, kw, 1);
-}
-
-static PyObject *qpx_wr_rdma_write_imm(PyObject *obj, PyObject *args,
-				       PyObject *kw)
-{
-	static char *kwlist[] = { "rkey", "remote_addr", "data", NULL };
-	uint32_t rkey, data;
-	uint64_t addr;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&:wr_rdma_write_imm",
-					 kwlist, pv_conv_u32, &rkey,
-					 pv_conv_u64, &addr, pv_conv_u32,
-					 &data))
-		return NULL;
-	QPX_CALL(obj, wr_rdma_write_imm, rkey, addr, htobe32(data));
+	QPX_ARGS(qpx_write_sig, qpx_rkey_addr, u);
+	QPX_CALL(obj, wr_rdma_write, (uint32_t)u[0], u[1]);
 	Py_RETURN_NONE;
 }
 
-static PyObject *qpx_wr_atomic_cmp_swp(PyObject *obj, PyObject *args,
-				       PyObject *kw)
+static PyObject *qpx_wr_rdma_write_imm(QPX_FC_PARAMS)
 {
-	static char *kwlist[] = { "rkey", "remote_addr", "compare", "swap",
-				  NULL };
-	uint32_t rkey;
-	uint64_t addr, compare, swap;
+	static const uint64_t max[] = { UINT32_MAX, UINT64_MAX, UINT32_MAX };
+	uint64_t u[3];
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&O&:wr_atomic_cmp_swp",
-					 kwlist, pv_conv_u32, &rkey,
-					 pv_conv_u64, &addr, pv_conv_u64,
-					 &compare, pv_conv_u64, &swap))
-		return NULL;
-	QPX_CALL(obj, wr_atomic_cmp_swp, rkey, addr, compare, swap);
+	QPX_ARGS(qpx_write_imm_sig, max, u);
+	QPX_CALL(obj, wr_rdma_write_imm, (uint32_t)u[0], u[1],
+		 htobe32((uint32_t)u[2]));
 	Py_RETURN_NONE;
 }
 
-static PyObject *qpx_wr_atomic_fetch_add(PyObject *obj, PyObject *args,
-					 PyObject *kw)
+static PyObject *qpx_wr_atomic_cmp_swp(QPX_FC_PARAMS)
 {
-	static char *kwlist[] = { "rkey", "remote_addr", "add", NULL };
-	uint32_t rkey;
-	uint64_t addr, add;
+	static const uint64_t max[] = { UINT32_MAX, UINT64_MAX, UINT64_MAX,
+					UINT64_MAX };
+	uint64_t u[4];
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw,
-					 "O&O&O&:wr_atomic_fetch_add", kwlist,
-					 pv_conv_u32, &rkey, pv_conv_u64,
-					 &addr, pv_conv_u64, &add))
-		return NULL;
-	QPX_CALL(obj, wr_atomic_fetch_add, rkey, addr, add);
+	QPX_ARGS(qpx_cmp_swp_sig, max, u);
+	QPX_CALL(obj, wr_atomic_cmp_swp, (uint32_t)u[0], u[1], u[2], u[3]);
+	Py_RETURN_NONE;
+}
+
+static PyObject *qpx_wr_atomic_fetch_add(QPX_FC_PARAMS)
+{
+	static const uint64_t max[] = { UINT32_MAX, UINT64_MAX, UINT64_MAX };
+	uint64_t u[3];
+
+	QPX_ARGS(qpx_fetch_add_sig, max, u);
+	QPX_CALL(obj, wr_atomic_fetch_add, (uint32_t)u[0], u[1], u[2]);
 	Py_RETURN_NONE;
 }
 
@@ -477,8 +521,14 @@ static PyObject *qpx_wr_flush(PyObject *obj, PyObject *args, PyObject *kw)
 /* Keep o alive, and checked open at wr_complete(), for this batch. */
 static int qpx_hold(struct pv_qp_ex *self, PyObject *o)
 {
+	Py_ssize_t n;
+
 	if (!self->held && !(self->held = PyList_New(0)))
 		return -1;
+	/* a batch often addresses every WR with one AH: hold it once */
+	n = PyList_GET_SIZE(self->held);
+	if (n && PyList_GET_ITEM(self->held, n - 1) == o)
+		return 0;
 	return PyList_Append(self->held, o);
 }
 
@@ -533,42 +583,36 @@ static PyObject *qpx_wr_bind_mw(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_RETURN_NONE;
 }
 
-static PyObject *qpx_wr_set_ud_addr(PyObject *obj, PyObject *args,
-				    PyObject *kw)
+static PyObject *qpx_wr_set_ud_addr(QPX_FC_PARAMS)
 {
-	static char *kwlist[] = { "ah", "remote_qpn", "remote_rkey", NULL };
+	static const uint64_t max[] = { 0, UINT32_MAX, UINT32_MAX };
 	struct pv_qp_ex *self = QPX(obj);
-	uint32_t qpn, qkey;
+	PyObject *o[3];
+	uint64_t u[3];
 	struct pv_ah *ah;
-	PyObject *aho;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&:wr_set_ud_addr",
-					 kwlist, &aho, pv_conv_u32, &qpn,
-					 pv_conv_u32, &qkey))
+	if (qpx_args(&qpx_ud_sig, max, args, nargs, kwnames, u, o))
 		return NULL;
-	if (!pv_type_ok(aho, pv.AH)) {
+	if (!pv_type_ok(o[0], pv.AH)) {
 		PyErr_Format(PyExc_TypeError, "ah must be an AH, not %.100s",
-			     Py_TYPE(aho)->tp_name);
+			     Py_TYPE(o[0])->tp_name);
 		return NULL;
 	}
-	ah = (struct pv_ah *)aho;
+	ah = (struct pv_ah *)o[0];
 	if (!qpx_batch(obj) || pv_check_open(&ah->obj) ||
-	    qpx_hold(self, aho))
+	    qpx_hold(self, o[0]))
 		return NULL;
-	QPX_CALL(obj, wr_set_ud_addr, ah->ah, qpn, qkey);
+	QPX_CALL(obj, wr_set_ud_addr, ah->ah, (uint32_t)u[1],
+		 (uint32_t)u[2]);
 	Py_RETURN_NONE;
 }
 
-static PyObject *qpx_wr_set_xrc_srqn(PyObject *obj, PyObject *args,
-				     PyObject *kw)
+static PyObject *qpx_wr_set_xrc_srqn(QPX_FC_PARAMS)
 {
-	static char *kwlist[] = { "remote_srqn", NULL };
-	uint32_t srqn;
+	uint64_t u[1];
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:wr_set_xrc_srqn",
-					 kwlist, pv_conv_u32, &srqn))
-		return NULL;
-	QPX_CALL(obj, wr_set_xrc_srqn, srqn);
+	QPX_ARGS(qpx_srqn_sig, NULL, u);
+	QPX_CALL(obj, wr_set_xrc_srqn, (uint32_t)u[0]);
 	Py_RETURN_NONE;
 }
 
@@ -749,7 +793,7 @@ static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
 
 	if (pv_refuse_delete(v, names[(intptr_t)c]))
 		return -1;
-	if (pv_to_u64(v, (intptr_t)c == 1 ? UINT32_MAX : UINT64_MAX, &x,
+	if (pv_wr_u64(v, (intptr_t)c == 1 ? UINT32_MAX : UINT64_MAX, &x,
 		      names[(intptr_t)c]))
 		return -1;
 	qpx = qpx_get(obj);
@@ -794,6 +838,7 @@ static int qpx_clear(PyObject *obj)
 	{ #name, (PyCFunction)(void (*)(void))qpx_##name, flags,        \
 	  #name "($self" sig ")\n--\n\n" doc }
 #define QPX_KW (METH_VARARGS | METH_KEYWORDS)
+#define QPX_FC (METH_FASTCALL | METH_KEYWORDS)
 
 static PyMethodDef qpx_methods[] = {
 	QPX_M(wr_start, METH_NOARGS, ", /",
@@ -803,18 +848,18 @@ static PyMethodDef qpx_methods[] = {
 	QPX_M(wr_abort, METH_NOARGS, ", /",
 	      "Drop the batch (ibv_wr_abort)."),
 	QPX_M(wr_send, METH_NOARGS, ", /", "A SEND."),
-	QPX_M(wr_send_imm, QPX_KW, ", data", "A SEND with immediate data."),
-	QPX_M(wr_send_inv, QPX_KW, ", invalidate_rkey",
+	QPX_M(wr_send_imm, QPX_FC, ", data", "A SEND with immediate data."),
+	QPX_M(wr_send_inv, QPX_FC, ", invalidate_rkey",
 	      "A SEND with invalidate."),
 	QPX_M(wr_send_tso, QPX_KW, ", hdr, hdr_sz, mss",
 	      "A TSO send; hdr is the address of the header."),
-	QPX_M(wr_rdma_read, QPX_KW, ", rkey, remote_addr", "An RDMA READ."),
-	QPX_M(wr_rdma_write, QPX_KW, ", rkey, remote_addr", "An RDMA WRITE."),
-	QPX_M(wr_rdma_write_imm, QPX_KW, ", rkey, remote_addr, data",
+	QPX_M(wr_rdma_read, QPX_FC, ", rkey, remote_addr", "An RDMA READ."),
+	QPX_M(wr_rdma_write, QPX_FC, ", rkey, remote_addr", "An RDMA WRITE."),
+	QPX_M(wr_rdma_write_imm, QPX_FC, ", rkey, remote_addr, data",
 	      "An RDMA WRITE with immediate data."),
-	QPX_M(wr_atomic_cmp_swp, QPX_KW, ", rkey, remote_addr, compare, swap",
+	QPX_M(wr_atomic_cmp_swp, QPX_FC, ", rkey, remote_addr, compare, swap",
 	      "An atomic compare and swap."),
-	QPX_M(wr_atomic_fetch_add, QPX_KW, ", rkey, remote_addr, add",
+	QPX_M(wr_atomic_fetch_add, QPX_FC, ", rkey, remote_addr, add",
 	      "An atomic fetch and add."),
 	QPX_M(wr_atomic_write, QPX_KW, ", rkey, remote_addr, atomic_wr",
 	      "An atomic write of the 8 bytes of atomic_wr."),
@@ -823,12 +868,12 @@ static PyMethodDef qpx_methods[] = {
 	QPX_M(wr_bind_mw, QPX_KW, ", mw, rkey, bind_info",
 	      "Bind a type 2 memory window (ibv_wr_bind_mw) to bind_info's "
 	      "MR range, giving it the new rkey (see pyverbs.base.inc_rkey)."),
-	QPX_M(wr_local_inv, QPX_KW, ", invalidate_rkey",
+	QPX_M(wr_local_inv, QPX_FC, ", invalidate_rkey",
 	      "A local invalidate."),
-	QPX_M(wr_set_ud_addr, QPX_KW, ", ah, remote_qpn, remote_rkey",
+	QPX_M(wr_set_ud_addr, QPX_FC, ", ah, remote_qpn, remote_rkey",
 	      "Address the WR (UD); the AH must stay open until "
 	      "wr_complete()."),
-	QPX_M(wr_set_xrc_srqn, QPX_KW, ", remote_srqn",
+	QPX_M(wr_set_xrc_srqn, QPX_FC, ", remote_srqn",
 	      "The remote SRQ of an XRC WR."),
 	QPX_M(wr_set_inline_data, QPX_KW, ", addr, length",
 	      "Inline data, copied from addr now."),
@@ -879,6 +924,11 @@ static PyType_Spec qpx_spec = {
 
 int pv_qpex_init_types(PyObject *m)
 {
+	struct pv_wr_sig *const *sig;
+
+	for (sig = qpx_sigs; *sig; sig++)
+		if (pv_wr_sig_intern(*sig))
+			return -1;
 	if (pv_add_type(m, &databuf_spec, pv.PyverbsCM, &pv.DataBuffer))
 		return -1;
 	return pv_add_type(m, &qpx_spec, pv.QP, &pv.QPEx);

@@ -129,7 +129,7 @@ int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args,
 	return sig_required(s, out);
 }
 
-static int sig_intern(struct pv_wr_sig *s)
+int pv_wr_sig_intern(struct pv_wr_sig *s)
 {
 	int i;
 
@@ -471,7 +471,7 @@ int pv_wr_init_types(PyObject *m)
 	/* all the signatures first, then the types */
 	for (i = 0; i < n; i++)
 		for (sig = wr_types[i]->sigs; *sig; sig++)
-			if (sig_intern(*sig))
+			if (pv_wr_sig_intern(*sig))
 				return -1;
 	for (i = 0; i < n; i++)
 		if (add_wr_type(m, wr_types[i]))

@@ -35,6 +35,8 @@ struct pv_wr_sig {
 /* wr.c: vectorcall / METH_FASTCALL|METH_KEYWORDS arguments into out[] */
 int pv_wr_parse_vc(const struct pv_wr_sig *s, PyObject *const *args,
 		   Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+/* wr.c: make s->inames (once, at type initialisation); 0 or -1 */
+int pv_wr_sig_intern(struct pv_wr_sig *s);
 /* wr.c: tp_init style arguments into out[] */
 int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args,
 		      PyObject *kw, PyObject **out);
