@@ -455,8 +455,7 @@ static PyObject *cmid_get_dev_name(PyObject *obj, void *closure)
 		return NULL;
 	if (!self->id->verbs)
 		Py_RETURN_NONE;
-	return PyUnicode_FromString(
-		ibv_get_device_name(self->id->verbs->device));
+	return pv_device_name_str(self->id->verbs->device);
 }
 
 static PyObject *cmid_get_port_num(PyObject *obj, void *closure)
