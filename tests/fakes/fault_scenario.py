@@ -31,9 +31,11 @@ import time
 import pyverbs.cm_enums as ce
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GlobalRoute
-from pyverbs.cmid import AddrInfo, CMEvent, CMEventChannel, CMID, ConnParam
+from pyverbs.cmid import (AddrInfo, CMEvent, CMEventChannel, CMID, ConnParam,
+                          JoinMCAttrEx)
 from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx
 from pyverbs.device import Context, get_device_list, rdma_get_devices
+from pyverbs.fork import fork_init, is_fork_initialized
 from pyverbs.mr import MR, MW
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
@@ -95,6 +97,8 @@ def verbs(made):
         made.append(o)
         return o
 
+    fork_init()
+    is_fork_initialized()
     get_device_list()
     rdma_get_devices()
     ctx = keep(Context(name=DEV))
@@ -181,9 +185,12 @@ def request(sch, lid, timeout=10):
 
 def cm(made):
     """rdma_cm: a connection both of whose sides this thread drives over
-    two event channels (listen, resolve, connect, accept, a message each
-    way, disconnect, reject of a second request), then the synchronous
-    endpoints of AddrInfo (create_ep passive and active)."""
+    two event channels (listen, resolve, connect, accept, a message,
+    disconnect, reject of a second request), multicast join and leave,
+    then the synchronous endpoints of AddrInfo (create_ep passive and
+    active).  Not here: rdma_get_request/rdma_establish (a synchronous
+    accept needs a second thread, which would make the call counts
+    nondeterministic) and ECE (rxe refuses it)."""
     def keep(o):
         made.append(o)
         return o
@@ -215,6 +222,7 @@ def cm(made):
     cid.get_send_comp()
     child.get_recv_comp()
     cid.query_qp(e.IBV_QP_STATE)
+    cid.init_qp_attr(e.IBV_QPS_RTS)
     cid.disconnect()
     expect(sch, ce.RDMA_CM_EVENT_DISCONNECTED)
     child.disconnect()
@@ -230,6 +238,26 @@ def cm(made):
     child2 = keep(request(sch, lid))
     child2.reject()
     expect(cch, ce.RDMA_CM_EVENT_REJECTED)
+    # multicast: two UD ids join a group (the plain and the extended
+    # call), then leave it
+    mc = '239.1.1.9'
+    for i in range(2):
+        mid = keep(CMID(creator=cch, port_space=ce.RDMA_PS_UDP))
+        mid.bind_addr(AddrInfo(src=IP, port_space=ce.RDMA_PS_UDP,
+                               flags=ce.RAI_PASSIVE))
+        mid.resolve_addr(AddrInfo(src=IP, dst=mc))
+        expect(cch, ce.RDMA_CM_EVENT_ADDR_RESOLVED)
+        mid.create_qp(QPInitAttr(qp_type=e.IBV_QPT_UD,
+                                 cap=QPCap(max_send_wr=2, max_recv_wr=2)))
+        if i:
+            mid.join_multicast(mc_attr=JoinMCAttrEx(
+                AddrInfo(src=mc), comp_mask=ce.RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+                ce.RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS,
+                join_flags=ce.RDMA_MC_JOIN_FLAG_FULLMEMBER))
+        else:
+            mid.join_multicast(addr=AddrInfo(src=mc))
+        expect(cch, ce.RDMA_CM_EVENT_MULTICAST_JOIN)
+        mid.leave_multicast(AddrInfo(src=mc))
     # synchronous endpoints (no connection: their connect would block)
     pai = AddrInfo(src=IP, src_service='18591', flags=ce.RAI_PASSIVE,
                    port_space=ce.RDMA_PS_TCP)
