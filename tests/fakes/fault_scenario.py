@@ -39,7 +39,7 @@ from pyverbs.fork import fork_init, is_fork_initialized
 from pyverbs.mr import MR, MW
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
-from pyverbs.qp import QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
+from pyverbs.qp import ECE, QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
@@ -88,11 +88,24 @@ def poll(cq, n=1, timeout=10):
 
 # ------------------------------------------------------------ scenarios
 
+def refused(fn, *args, **kw):
+    """fn(*args, **kw), where rxe answers EOPNOTSUPP: that refusal is the
+    baseline, and any other error (the injected ENOMEM, EINVAL, EAGAIN)
+    goes up.  The object it made, if any, else None."""
+    try:
+        return fn(*args, **kw)
+    except PyverbsError as ex:
+        if getattr(ex, 'error_code', None) != errno.EOPNOTSUPP:
+            raise
+    return None
+
+
 def verbs(made):
     """Every core verbs object rxe has, each used, then closed in reverse
-    order of creation.  Not here, because rxe refuses them: XRCD (no XRC),
-    DM, flows, MR.rereg() and the import of a Context, PD or MR
-    (EOPNOTSUPP)."""
+    order of creation.  What rxe refuses with EOPNOTSUPP (ECE, MR.rereg(),
+    importing a Context) is called all the same: the injected errors must
+    still come out.  Not here: XRCD (no XRC), DM and flows (rxe has
+    none), importing a PD or MR (no imported Context to import into)."""
     def keep(o):
         made.append(o)
         return o
@@ -130,6 +143,20 @@ def verbs(made):
         x.establish(y.qp_num, 0, ah_attr, timeout=18)
     qa.query(e.IBV_QP_STATE)
     qa.query_data_in_order(e.IBV_WR_SEND)
+    # what rxe refuses still goes through its error path
+    refused(qa.set_ece, ECE(vendor_id=0x15b3, options=1, comp_mask=0))
+    refused(qa.query_ece)
+    refused(mr.rereg, e.IBV_REREG_MR_CHANGE_ACCESS, access=ACCESS)
+    fd = os.dup(ctx.cmd_fd)         # the Context owns it once made
+    try:
+        ictx = refused(Context, cmd_fd=fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    if ictx is None:
+        os.close(fd)
+    else:
+        keep(ictx)
     # a completion event through the channel
     cq.req_notify()
     qb.post_recv(RecvWR(num_sge=1, sg=[SGE(mr.buf, 64, mr.lkey)]))
