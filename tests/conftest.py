@@ -103,3 +103,18 @@ def gid_index(ctx, port):
     if idx is None:
         pytest.fail(f'{ctx.name} port {port} has no usable GID')
     return idx
+
+
+@pytest.fixture
+def accept_local():
+    """rdma_cm between 192.0.2.1 and 192.0.2.2 (or one of them and itself)
+    in the VM: packets cross the veth pair only with accept_local (else
+    ADDR_ERROR -110)."""
+    for conf in ('all', 'veth0', 'veth1'):
+        path = f'/proc/sys/net/ipv4/conf/{conf}/accept_local'
+        if os.path.exists(path):
+            try:
+                with open(path, 'w') as f:
+                    f.write('1')
+            except OSError:
+                pass

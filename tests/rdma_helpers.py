@@ -20,6 +20,7 @@ between them does not work (their IP addresses are both local and the RTR
 transition times out resolving the path); loopback on one device does.
 """
 import random
+import subprocess
 import time
 
 import pytest
@@ -221,3 +222,14 @@ def poll(cq, count=1, timeout=10.0):
             raise PyverbsError(f'Got {len(wcs)} of {count} completions '
                                f'in {timeout} s')
     return wcs
+
+
+def device_resources():
+    """The kernel's RDMA object counts (`rdma resource show`), or None
+    where the rdma tool is missing or fails."""
+    try:
+        r = subprocess.run(['rdma', 'resource', 'show'], capture_output=True,
+                           text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout if r.returncode == 0 else None

@@ -117,17 +117,8 @@ def test_join_multicast_needs_an_address():
 # ----------------------------------------------------------------- device
 
 @pytest.fixture
-def cm(dev_names):
-    """rdma_cm in the VM; packets from 192.0.2.1 to 192.0.2.2 cross the
-    veth pair only with accept_local (else ADDR_ERROR -110)."""
-    for conf in ('all', 'veth0', 'veth1'):
-        path = f'/proc/sys/net/ipv4/conf/{conf}/accept_local'
-        if os.path.exists(path):
-            try:
-                with open(path, 'w') as f:
-                    f.write('1')
-            except OSError:
-                pass
+def cm(dev_names, accept_local):
+    """rdma_cm in the VM (conftest's accept_local)."""
     return dev_names
 
 

@@ -39,13 +39,11 @@ static int ctx_destroy(struct pv_obj *o)
 	if (self->ctx && self->adopted) {
 		self->ctx = NULL;	/* the CMID's: librdmacm closes it */
 	} else if (self->ctx) {
-		/* returns 0 or errno; imported contexts too (the man page:
-		 * "ibv_close_device() should be called") */
-		int rc = ibv_close_device(self->ctx);
-
-		if (rc) {
-			pv_raise_rc(rc, "ibv_close_device",
-				    "Failed to close device %U", self->name);
+		/* returns 0, or -1 with errno set; imported contexts too
+		 * (the man page: "ibv_close_device() should be called") */
+		if (ibv_close_device(self->ctx)) {
+			pv_raise_errno("ibv_close_device",
+				       "Failed to close device %U", self->name);
 			return -1;
 		}
 		self->ctx = NULL;
@@ -76,11 +74,18 @@ static int ctx_find_device(struct pv_context *self, const char *name,
 			      "Failed to get devices list");
 		return -1;
 	}
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name)) {
+	for (i = 0; list && i < n; i++) {
+		const char *dname = pv_device_name(list[i]);
+
+		if (!dname) {
+			ibv_free_device_list(list);
+			return -1;
+		}
+		if (!strcmp(dname, name)) {
 			dev = list[i];
 			break;
 		}
+	}
 	if (!dev) {
 		if (list)
 			ibv_free_device_list(list);
@@ -138,8 +143,7 @@ static int ctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 		verbs = pv_cmid_verbs(cmid);
 		if (!verbs)
 			return -1;
-		Py_XSETREF(self->name, PyUnicode_FromString(
-				       ibv_get_device_name(verbs->device)));
+		Py_XSETREF(self->name, pv_device_name_str(verbs->device));
 		if (!self->name || pv_obj_link(&self->obj, PV_OBJ(cmid)))
 			return -1;
 		self->ctx = verbs;
@@ -159,9 +163,7 @@ static int ctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		}
 		self->imported = 1;
-		Py_XSETREF(self->name, PyUnicode_FromString(
-					       ibv_get_device_name(
-						       self->ctx->device)));
+		Py_XSETREF(self->name, pv_device_name_str(self->ctx->device));
 		if (!self->name) {
 			ctx_destroy(&self->obj);
 			return -1;
@@ -785,9 +787,33 @@ static PyType_Spec ctx_spec = {
 
 /* ---- device lists ---- */
 
+/* The device's name; NULL with an exception set if libibverbs has none
+ * (the man page allows ibv_get_device_name() to fail with NULL). */
+const char *pv_device_name(struct ibv_device *d)
+{
+	const char *name = ibv_get_device_name(d);
+
+	if (!name)
+		pv_raise_errno("ibv_get_device_name",
+			       "Failed to get the device's name");
+	return name;
+}
+
+/* The same as a str; NULL with an exception set. */
+PyObject *pv_device_name_str(struct ibv_device *d)
+{
+	const char *name = pv_device_name(d);
+
+	return name ? PyUnicode_FromString(name) : NULL;
+}
+
 static PyObject *device_tuple(struct ibv_device *d)
 {
-	return Py_BuildValue("(y i i K i)", ibv_get_device_name(d),
+	const char *name = pv_device_name(d);
+
+	if (!name)
+		return NULL;
+	return Py_BuildValue("(y i i K i)", name,
 			     (int)d->node_type, (int)d->transport_type,
 			     (unsigned long long)be64toh(
 				     ibv_get_device_guid(d)),

@@ -216,6 +216,11 @@ PyObject *pv_raise_error(const char *msg, ...);
 /* "<what> is not supported by this build (rdma-core too old)" */
 PyObject *pv_raise_unsupported(const char *what);
 
+/* ibv_get_device_name(d), checked: NULL with an exception set when it
+ * fails (context.c). */
+const char *pv_device_name(struct ibv_device *d);
+PyObject *pv_device_name_str(struct ibv_device *d);
+
 /* ------------------------------------------------------------------ */
 /* Field tables and strict converters (field.c)                        */
 /* ------------------------------------------------------------------ */

@@ -56,6 +56,11 @@ struct pv_cmid {
 	PyObject *qp;		/* the hidden owner of id->qp when it uses the
 				 * user's CQs/SRQ (cmid.c), or NULL */
 	int sync;		/* made by rdma_create_ep/rdma_get_request */
+	/* The multicast groups joined and not left (cmid.c): the QP must
+	 * leave them before it can be destroyed (the kernel refuses to
+	 * destroy an attached QP, and rdma_destroy_qp() cannot say so). */
+	struct sockaddr_storage *mc;
+	int nmc;
 };
 
 #define CMID(o) ((struct pv_cmid *)(o))

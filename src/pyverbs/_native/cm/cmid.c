@@ -14,6 +14,60 @@
 #include "cm.h"
 
 
+/* The length of a multicast address (AF_INET, AF_INET6 or AF_IB). */
+static size_t mc_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return sizeof(struct sockaddr_storage);
+	}
+}
+
+static int mc_find(struct pv_cmid *self, const struct sockaddr *sa)
+{
+	int i;
+
+	for (i = 0; i < self->nmc; i++)
+		if (!memcmp(&self->mc[i], sa, mc_len(sa)))
+			return i;
+	return -1;
+}
+
+/* Remember a group joined; 0, or -1 with MemoryError. */
+static int mc_add(struct pv_cmid *self, const struct sockaddr *sa)
+{
+	struct sockaddr_storage *n;
+
+	if (mc_find(self, sa) >= 0)
+		return 0;
+	n = PyMem_Realloc(self->mc, (self->nmc + 1) * sizeof(*n));
+	if (!n) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	self->mc = n;
+	memset(&n[self->nmc], 0, sizeof(*n));
+	memcpy(&n[self->nmc++], sa, mc_len(sa));
+	return 0;
+}
+
+static void mc_forget(struct pv_cmid *self, const struct sockaddr *sa)
+{
+	int i = mc_find(self, sa);
+
+	if (i < 0)
+		return;
+	self->mc[i] = self->mc[--self->nmc];
+	if (!self->nmc) {
+		PyMem_Free(self->mc);
+		self->mc = NULL;
+	}
+}
+
 static int cmid_destroy(struct pv_obj *o)
 {
 	struct pv_cmid *self = CMID(o);
@@ -25,6 +79,19 @@ static int cmid_destroy(struct pv_obj *o)
 	if (self->channel && !self->channel->obj.closed &&
 	    pv_cm_ack_events_of(self->channel, id))
 		return -1;
+	/* Leave the groups still joined: else the QP stays attached and
+	 * rdma_destroy_qp() silently leaks it, its CQs and its PD. */
+	while (self->nmc) {
+		struct sockaddr *sa =
+			(struct sockaddr *)&self->mc[self->nmc - 1];
+
+		if (rdma_leave_multicast(id, sa)) {	/* -1 + errno */
+			pv_raise_errno("rdma_leave_multicast",
+				       "Failed to leave multicast");
+			return -1;
+		}
+		mc_forget(self, sa);
+	}
 	if (self->sync) {
 		rdma_destroy_ep(id);	/* void: QP, SRQ, CQs and id */
 	} else {
@@ -455,8 +522,7 @@ static PyObject *cmid_get_dev_name(PyObject *obj, void *closure)
 		return NULL;
 	if (!self->id->verbs)
 		Py_RETURN_NONE;
-	return PyUnicode_FromString(
-		ibv_get_device_name(self->id->verbs->device));
+	return pv_device_name_str(self->id->verbs->device);
 }
 
 static PyObject *cmid_get_port_num(PyObject *obj, void *closure)
@@ -761,6 +827,8 @@ static PyObject *cmid_join_multicast(PyObject *obj, PyObject *args,
 		return pv_raise_errno(mc != Py_None ? "rdma_join_multicast_ex" :
 				      "rdma_join_multicast",
 				      "Failed to Join multicast");
+	if (mc_add(self, mc != Py_None ? attr.addr : ai->ai->ai_src_addr))
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -784,6 +852,8 @@ static PyObject *cmid_leave_multicast(PyObject *obj, PyObject *args,
 	r = CMID_CALL(self, rdma_leave_multicast(self->id,
 						 ai->ai->ai_src_addr),
 		      "rdma_leave_multicast", "Failed to leave multicast");
+	if (r)
+		mc_forget(self, ai->ai->ai_src_addr);
 	pv_busy_leave(&ai->obj);
 	return r;
 }
@@ -980,6 +1050,11 @@ static int cmid_clear(PyObject *obj)
 	Py_CLEAR(CMID(obj)->ctx);
 	Py_CLEAR(CMID(obj)->pd);
 	Py_CLEAR(CMID(obj)->qp);
+	if (!CMID(obj)->id) {		/* else the finalizer reports it */
+		PyMem_Free(CMID(obj)->mc);
+		CMID(obj)->mc = NULL;
+		CMID(obj)->nmc = 0;
+	}
 	return rc;
 }
 
