@@ -28,6 +28,12 @@ FAKES = os.path.join(HERE, 'fakes')
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(pyverbs.__file__)))
 
 
+def preload(shim):
+    """LD_PRELOAD with the shim after what is preloaded already
+    (tools/sanitize's runtimes must stay first)."""
+    return ' '.join(filter(None, (os.environ.get('LD_PRELOAD'), shim)))
+
+
 @pytest.fixture(scope='module')
 def shim(tmp_path_factory):
     cc = shutil.which('cc') or shutil.which('gcc')
@@ -54,7 +60,8 @@ def wrapped(shim):
 
 
 def run_py(shim, code, env=None, timeout=120):
-    full = dict(os.environ, LD_PRELOAD=shim, PYTHONPATH=SRC, **(env or {}))
+    full = dict(os.environ, LD_PRELOAD=preload(shim), PYTHONPATH=SRC,
+                **(env or {}))
     return subprocess.run([sys.executable, '-c', code], env=full,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -145,7 +152,7 @@ def test_counting_only_calls_from_pyverbs(shim):
 # ----------------------------------------------------------------- device
 
 def sweep(shim, scenario, dev_name, gid_index, tmp_path):
-    env = dict(os.environ, LD_PRELOAD=shim, PYTHONPATH=SRC)
+    env = dict(os.environ, LD_PRELOAD=preload(shim), PYTHONPATH=SRC)
     r = subprocess.run([sys.executable,
                         os.path.join(FAKES, 'fault_scenario.py'), shim,
                         scenario, dev_name, str(gid_index)], env=env,

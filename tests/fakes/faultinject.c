@@ -73,6 +73,10 @@
 	  (struct ibv_comp_channel *a), (a))				\
 	X(RC, int, ibv_destroy_cq, "IBVERBS_1.1", (struct ibv_cq *a), (a)) \
 	X(RC, int, ibv_destroy_qp, "IBVERBS_1.1", (struct ibv_qp *a), (a)) \
+	X(RC, int, ibv_attach_mcast, "IBVERBS_1.1",			\
+	  (struct ibv_qp *a, const union ibv_gid *b, uint16_t c), (a, b, c)) \
+	X(RC, int, ibv_detach_mcast, "IBVERBS_1.1",			\
+	  (struct ibv_qp *a, const union ibv_gid *b, uint16_t c), (a, b, c)) \
 	X(RC, int, ibv_destroy_srq, "IBVERBS_1.1", (struct ibv_srq *a), (a)) \
 	X(RC, int, ibv_fork_init, "IBVERBS_1.1", (void), ())		\
 	X(PASS, void, ibv_free_device_list, "IBVERBS_1.1",		\
