@@ -120,7 +120,9 @@ def _full_facts(tmp_path):
         if not getattr(_verbs, flag, 0):
             pytest.skip(f'the checkout\'s build lacks {flag[6:].lower()}: '
                         'nothing to compare with')
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, 'src'))
+    # the pyverbs under test (built in place or installed)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(
+        os.path.dirname(os.path.abspath(_verbs.__file__))))
     return _python(tmp_path, env, _FACTS)
 
 

@@ -802,6 +802,7 @@ static PyObject *cmid_join_multicast(PyObject *obj, PyObject *args,
 	PyObject *addr = Py_None, *mc = Py_None, *ctx = Py_None;
 	struct rdma_cm_join_mc_attr_ex attr;
 	struct pv_addrinfo *ai;
+	struct sockaddr *group;
 	int rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:join_multicast",
@@ -817,17 +818,19 @@ static PyObject *cmid_join_multicast(PyObject *obj, PyObject *args,
 	if (mc != Py_None) {
 		if (pv_join_mc_attr_get(mc, &attr))
 			return NULL;
+		group = attr.addr;
 		rc = rdma_join_multicast_ex(self->id, &attr, NULL);
 	} else {
 		if (!(ai = pv_addrinfo_arg(addr, "addr")))
 			return NULL;
-		rc = rdma_join_multicast(self->id, ai->ai->ai_src_addr, NULL);
+		group = ai->ai->ai_src_addr;
+		rc = rdma_join_multicast(self->id, group, NULL);
 	}
 	if (rc)		/* -1 + errno */
 		return pv_raise_errno(mc != Py_None ? "rdma_join_multicast_ex" :
 				      "rdma_join_multicast",
 				      "Failed to Join multicast");
-	if (mc_add(self, mc != Py_None ? attr.addr : ai->ai->ai_src_addr))
+	if (mc_add(self, group))
 		return NULL;
 	Py_RETURN_NONE;
 }
