@@ -33,3 +33,16 @@ def _load_native():
 
 _load_native()
 del _load_native
+
+
+def _after_full_collection(phase, info):
+    # as CPython empties its free lists in a full collection, the
+    # extension drops its kept poll answers and WCs
+    if phase == 'stop' and info.get('generation') == 2:
+        from pyverbs import _verbs
+        _verbs._clear_free_lists()
+
+
+import gc as _gc                        # noqa: E402
+_gc.callbacks.append(_after_full_collection)
+del _gc

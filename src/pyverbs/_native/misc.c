@@ -48,6 +48,10 @@ static PyMethodDef misc_methods[] = {
 	{ "_fork_init", misc_fork_init, METH_NOARGS, misc_fork_init_doc },
 	{ "_is_fork_initialized", misc_is_fork_initialized, METH_NOARGS,
 	  misc_is_fork_initialized_doc },
+	{ "_clear_free_lists", pv_cq_clear_free_lists, METH_NOARGS,
+	  "_clear_free_lists()\n--\n\n"
+	  "Drop the kept poll answers and WCs (done after every full "
+	  "collection)." },
 	{ NULL }
 };
 

@@ -878,6 +878,8 @@ struct pv_wc {
 };
 /* A new WC holding a copy of *wc (data path: one allocation, a memcpy). */
 PyObject *pv_wc_new(const struct ibv_wc *wc);
+/* pyverbs._verbs._clear_free_lists() (cq.c) */
+PyObject *pv_cq_clear_free_lists(PyObject *m, PyObject *unused);
 
 /* addr.c */
 struct pv_gid {
