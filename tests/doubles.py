@@ -44,7 +44,7 @@ def run(double, devices_var, dev, args, tmp_path, python=None,
                  # after what is preloaded already (tools/sanitize's
                  # runtimes must stay first)
                  'LD_PRELOAD': ' '.join(filter(None, (
-                     os.environ.get('LD_PRELOAD'), double))),
+                     full.get('LD_PRELOAD'), double))),
                  'PYTHONPATH': pythonpath or ref_compare.ours_path()})
     r = subprocess.run([python or sys.executable] + args, env=full,
                        capture_output=True, text=True, timeout=120,
