@@ -439,6 +439,33 @@ def test_unreachable_address_error(cm):
     assert ev.closed and cid.closed
 
 
+def test_accept_without_qp_or_param(cm):
+    """librdmacm dereferences NULL where an id is not ready (the live fuzz
+    found these): rdma_accept() takes the QP number from the parameters
+    when the id has no QP, and rdma_accept()/rdma_connect() read the limits
+    of the id's device, unknown until its address is resolved and the event
+    read.  Such calls raise EINVAL: on a fresh id, on a bound one, on one
+    whose ADDR_RESOLVED event is still unread, and once it is read (then
+    the calls reach librdmacm, which refuses the state)."""
+    ch = CMEventChannel()
+    fresh = CMID(creator=ch)
+    bound = CMID(creator=ch)
+    bound.bind_addr(AddrInfo(src=IP0, flags=ce.RAI_PASSIVE))
+    resolved = CMID(creator=ch)
+    resolved.resolve_addr(AddrInfo(src=IP0, dst=IP0, dst_service='18601'))
+    for read_event in (False, True):
+        if read_event:
+            _expect(ch, ce.RDMA_CM_EVENT_ADDR_RESOLVED).close()
+        for cid in (fresh, bound, resolved):
+            for call in (cid.accept, cid.connect):
+                for args in ((), (ConnParam(),)):
+                    with pytest.raises(PyverbsRDMAError) as ex:
+                        call(*args)
+                    assert ex.value.error_code == errno.EINVAL, ex.value
+    ch.close()
+    assert fresh.closed and bound.closed and resolved.closed
+
+
 def test_nonblocking_channel(cm):
     ch = CMEventChannel()
     assert not ch.nonblocking and ch.fileno() == ch.fd

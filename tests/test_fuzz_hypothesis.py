@@ -94,9 +94,10 @@ def members(cls):
     return out
 
 
-def poke(obj, data):
-    """One draw: a member of obj, and a set, delete or call of it."""
-    choices = members(type(obj))
+def poke(obj, data, skip=()):
+    """One draw: a member of obj (other than those in skip), and a set,
+    get or call of it."""
+    choices = [m for m in members(type(obj)) if m[0] not in skip]
     if not choices:
         return
     name, kind = data.draw(st.sampled_from(choices), label='member')
@@ -153,7 +154,9 @@ def test_live_objects_fuzz(ctx):
     @given(data=st.data())
     def run(data):
         obj = data.draw(st.sampled_from(objs), label='object')
-        poke(obj, data)
+        # the Context's own __exit__ would close everything at once: its
+        # children's pokes are what is being searched
+        poke(obj, data, skip=('__exit__',) if obj is ctx else ())
 
     try:
         run()

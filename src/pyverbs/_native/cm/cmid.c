@@ -703,6 +703,20 @@ static PyObject *cmid_conn(PyObject *obj, PyObject *args, PyObject *kw,
 		return NULL;
 	if (rc)
 		pcp = NULL;
+	/*
+	 * librdmacm dereferences NULL where the id is not ready for the call
+	 * (the live fuzz found both): rdma_accept() reads the QP number from
+	 * the parameters when the id has no QP, before any check, and both
+	 * calls read the limits of the id's device (unknown until an address
+	 * or route is resolved and its event read: id->verbs unset) when
+	 * checking or defaulting the parameters.  Such calls get the EINVAL
+	 * that librdmacm's own check gives a connect() without either.
+	 */
+	if ((accept && !pcp && !self->id->qp) || !self->id->verbs)
+		return pv_raise_rc(EINVAL, accept ? "rdma_accept" :
+				   "rdma_connect", accept ?
+				   "Failed to Accept Connection" :
+				   "Failed to Connect");
 	if (accept)
 		return CMID_CALL(self, rdma_accept(self->id, pcp),
 				 "rdma_accept", "Failed to Accept Connection");
