@@ -8,11 +8,13 @@ every WR signalled) for --seconds; prints the aggregate rate for each N.
     tools/rxe-vm run -- python3 bench/threads.py --compare
 
 The worker uses only API that upstream pyverbs has too, so --compare runs
-the same script under --ref-python with Debian's python3-pyverbs (as
-bench/compare.py does) and prints both, with the ratio.  A binding that
-holds the GIL through post_send and poll serialises the threads' calls; one
-that releases it lets the others run while a thread is in the provider (on
-rxe, post_send enters the kernel).  Under software emulation with few
+the same script twice under --ref-python (/usr/bin/python3): with this
+checkout's src/ and with Debian's python3-pyverbs (as bench/compare.py
+does), and prints both, with the ratio.  A binding that holds the GIL
+through post_send and poll serialises the threads' calls; pyverbs-c
+releases it around a post whose provider call is slow (on rxe, post_send
+enters the kernel; the first posts are timed, see README "Threads"), so the
+others run meanwhile.  Under software emulation with few
 cores, read the ratios, not the absolute numbers.
 """
 import argparse
@@ -64,6 +66,12 @@ def worker(dev, peer, start, stop, out, k):
             n, _ = poll(WINDOW)
             outstanding -= n
         out[k] = done
+        if k == 0 and hasattr(a.qp, '_post_probe'):
+            # pyverbs-c: how long the provider's post took, and whether
+            # posts release the GIL (struct pv_post_probe)
+            (_, send_ns, send_slow), (_, recv_ns, _) = a.qp._post_probe
+            print(f'post_send: fastest of the first posts {send_ns} ns, '
+                  f'GIL released: {bool(send_slow)}', file=sys.stderr)
     finally:
         a.close()
         b.close()
@@ -104,7 +112,7 @@ def main():
     ap.add_argument('--json', action='store_true',
                     help='print one JSON object {N: msg/s}')
     ap.add_argument('--compare', action='store_true',
-                    help='run under this python and --ref-python; table')
+                    help='run pyverbs-c (src/) and the reference, both under --ref-python; table')
     ap.add_argument('--ref-python', default='/usr/bin/python3')
     ap.add_argument('--ref-path', default=reference_path())
     args = ap.parse_args()
@@ -121,7 +129,10 @@ def main():
     common = ['--dev', args.dev, '--peer', args.peer, '--threads',
               args.threads, '--seconds', str(args.seconds), '--json']
     runs = {}
-    for name, py, env in (('pyverbs-c', sys.executable, None),
+    # both on the same interpreter: ours from this checkout's src/ (the
+    # extension as tools/build-inplace leaves it there)
+    ours_env = reference_env(os.path.join(os.path.dirname(HERE), 'src'))
+    for name, py, env in (('pyverbs-c', args.ref_python, ours_env),
                           ('reference', args.ref_python,
                            reference_env(args.ref_path))):
         p = subprocess.run([py, os.path.abspath(__file__)] + common,
@@ -129,6 +140,9 @@ def main():
         if p.returncode:
             sys.exit(f'{name} failed (exit {p.returncode}):\n'
                      f'{p.stderr[-3000:]}')
+        sys.stderr.write(''.join(sorted(set(
+            line + '\n' for line in p.stderr.splitlines()
+            if line.startswith('post_send:')))))
         runs[name] = json.loads(p.stdout.strip().splitlines()[-1])
     ours, ref = runs['pyverbs-c'], runs['reference']
     print(f"{'threads':>7} {'pyverbs-c':>12} {'reference':>12} "

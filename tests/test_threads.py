@@ -9,6 +9,7 @@ wr_id, none lost, none twice.
 import gc
 import os
 import subprocess
+import sys
 import threading
 import time
 
@@ -46,6 +47,102 @@ def traffic(a, count):
             posted += 1
         done += len(poll(a.cq, 1))
     return time.monotonic() - start
+
+
+def test_post_probe_finds_rxe_send_slow(ctx):
+    """rxe rings its send doorbell with a write() system call: the probe
+    of the first posts finds them slow (microseconds), so later posts may
+    release the GIL; before 8 posts nothing is decided."""
+    a, _b = pair(ctx, e.IBV_QPT_RC, msg_size=64, depth=16)
+    assert a.qp._post_probe[0] == (0, 0, 0)
+    traffic(a, 4)
+    timed, min_ns, slow = a.qp._post_probe[0]
+    assert (timed, slow) == (4, 0) and min_ns > 0
+    traffic(a, 8)
+    timed, min_ns, slow = a.qp._post_probe[0]
+    assert timed == 8 and min_ns >= 1000 and slow == 1, a.qp._post_probe
+
+
+def test_slow_posts_let_other_threads_run(ctx):
+    """With the switch interval so long that the interpreter never takes
+    the GIL from a thread, another thread runs only when one gives it up.
+    The main thread posts writes on rxe and polls (nothing else: no sleep,
+    no blocking call) while a counting thread waits for the GIL: it must
+    get to run during the posts (each post gives it a chance, which it
+    wins when it wakes before the provider returns); it never would if
+    post_send kept the GIL."""
+    a, _b = pair(ctx, e.IBV_QPT_RC, msg_size=64, depth=16)
+    traffic(a, 8)       # the probe decides
+    assert a.qp._post_probe[0][2] == 1
+    count, stop = [0], threading.Event()
+
+    def counter():
+        # sleeps without the GIL, then waits for it: it gets it back only
+        # when the main thread gives it up
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(0.0005)
+
+    old = sys.getswitchinterval()
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        time.sleep(0.05)
+        sys.setswitchinterval(100)
+        before = count[0]
+        posted = done = 0
+        while count[0] - before < 3 and posted < 20000:
+            while posted - done < 8:
+                a.qp.post_send(write_wr(a, posted))
+                posted += 1
+            n, _ = a.cq.poll(1)
+            done += n
+        advanced = count[0] - before
+        while done < posted:
+            done += a.cq.poll(1)[0]
+    finally:
+        sys.setswitchinterval(old)
+        stop.set()
+        t.join(10)
+    assert advanced >= 3, f'the other thread ran {advanced} times ' \
+        f'during {posted} posts'
+
+
+def test_released_post_reports_the_failing_wr(ctx):
+    """A post made without the GIL (slow queue, another thread alive) works
+    on a copy of the WRs, but a failure still names the WR it stopped at:
+    a list and a chain of more writes than the send queue holds fail with
+    ENOMEM at the first that did not fit, the WRs before it complete,
+    bad_wr gets a copy of the failing WR, and the WRs can be posted again
+    afterwards (nothing left marked or linked)."""
+    a, _b = pair(ctx, e.IBV_QPT_RC, msg_size=64, depth=16, cq_depth=512)
+    traffic(a, 8)
+    assert a.qp._post_probe[0][2] == 1
+    room = a.qp.query(e.IBV_QP_CAP)[1].cap.max_send_wr
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)  # another Python thread
+    t.start()
+    try:
+        for form in ('list', 'chain'):
+            wrs = [write_wr(a, 1000 + i) for i in range(room + 8)]
+            if form == 'chain':
+                for x, y in zip(wrs, wrs[1:]):
+                    x.next_wr = y
+            bad = write_wr(a, 0)
+            with pytest.raises(PyverbsRDMAError) as ex:
+                a.qp.post_send(wrs if form == 'list' else wrs[0], bad)
+            k = ex.value.bad_wr_index
+            assert room <= k < room + 8, (k, room)
+            assert bad.wr_id == 1000 + k
+            got = sorted(wc.wr_id for wc in poll(a.cq, k))
+            assert got == list(range(1000, 1000 + k)), got
+            if form == 'chain':
+                wrs[7].next_wr = None
+            a.qp.post_send(wrs[:8] if form == 'list' else wrs[0])
+            assert len(poll(a.cq, 8)) == 8
+    finally:
+        stop.set()
+        t.join(10)
 
 
 def test_blocked_get_cq_event_does_not_stop_traffic(ctx):
@@ -252,6 +349,8 @@ def test_close_while_another_thread_uses_it(dev_name, victim):
         t.start()
         assert started.wait(30)
         time.sleep(0.05)
+        # the worker's posts run without the GIL (rxe's are slow): the
+        # close waits for the one in flight, never refuses or starves
         {'qp': a.qp, 'cq': a.cq, 'pd': a.pd, 'ctx': ctx}[victim].close()
         t.join(30)
         assert not t.is_alive()

@@ -19,6 +19,8 @@
  */
 #include "pyverbs.h"
 
+#include <sched.h>
+
 static inline void list_init(struct pv_list *h)
 {
 	h->prev = h->next = h;
@@ -65,6 +67,20 @@ void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy)
 	o->closed = 1;
 	o->closing = 0;
 	o->busy = 0;
+	o->posting = 0;
+	o->post_hold = 0;
+}
+
+/* Wait, without the GIL, for the posts running on o without it; from now
+ * on o's posts keep the GIL (o is about to close). */
+static void wait_posts(struct pv_obj *o)
+{
+	o->post_hold = 1;
+	while (o->posting) {
+		Py_BEGIN_ALLOW_THREADS
+		sched_yield();
+		Py_END_ALLOW_THREADS
+	}
 }
 
 int pv_obj_link(struct pv_obj *child, struct pv_obj *parent)
@@ -225,6 +241,10 @@ int pv_close(struct pv_obj *o)
 		return 0;
 	}
 	if (o->closing)
+		return 0;
+	if (o->posting)
+		wait_posts(o);
+	if (o->closed || o->closing)	/* another thread closed it meanwhile */
 		return 0;
 	if (o->busy) {
 		pv_raise_user("%s cannot be closed: a blocking call is using it",

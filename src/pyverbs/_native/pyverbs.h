@@ -85,6 +85,8 @@ struct pv_obj {
 	unsigned char closed;	/* close() has completed, or never opened */
 	unsigned char closing;	/* close() is cascading through children */
 	int busy;		/* blocking calls running with the GIL released */
+	int posting;		/* posts running with the GIL released */
+	unsigned char post_hold;	/* close() waits: posts keep the GIL */
 };
 
 #define PV_OBJ(o) ((struct pv_obj *)(o))
@@ -132,7 +134,13 @@ static inline int pv_check_open(struct pv_obj *o)
 	return o->closed ? pv_check_open_slow(o) : 0;
 }
 
-/* Mark a blocking call in progress; close() refuses while busy. */
+/*
+ * Mark a blocking call in progress; close() refuses while busy.  Posts
+ * that run without the GIL (struct pv_post_probe) are counted apart, in
+ * posting: they last microseconds, so close() waits for them instead, and
+ * sets post_hold first so that later posts keep the GIL and cannot starve
+ * it.
+ */
 static inline void pv_busy_enter(struct pv_obj *o)
 {
 	o->busy++;
@@ -1009,8 +1017,35 @@ struct pv_post_ops {
 	const char *method;	/* "post_recv", for the usage message */
 	const char *func;	/* "ibv_post_srq_recv" */
 	const char *msg;	/* "Failed to post receive to SRQ." */
-	/* returns 0 or an errno value, with *bad set */
+	/* returns 0 or an errno value, with *bad set; called without the
+	 * GIL when the queue's posts are slow (struct pv_post_probe), so it
+	 * may not touch Python objects other than reading self's handle */
 	int (*post)(PyObject *self, void *head, void **bad);
+	/* offsetof(the queue's object, its struct pv_post_probe), 0: none */
+	Py_ssize_t probe;
+};
+
+/*
+ * Whether releasing the GIL around a post pays.  A release and re-acquire
+ * costs about 500 instructions (a fraction of a microsecond) and lets
+ * another thread run only while the post lasts.  Hardware providers post
+ * by writing a doorbell register: tens of nanoseconds, not worth it.
+ * Software providers (rxe, siw) ring their send doorbell with a write()
+ * system call that runs the kernel's requester: microseconds.  So a queue
+ * times its first PV_POST_PROBES successful posts (CLOCK_MONOTONIC) and,
+ * when even the fastest took PV_POST_SLOW_NS or more, posts its plain WRs
+ * (no AH, no bind, no inline data) from then on with the GIL released,
+ * whenever another Python thread exists to use the time.  Posting then
+ * works on a private copy of the WRs, so that the WR objects may change
+ * meanwhile, and counts itself in the queue's posting, which close()
+ * waits for (struct pv_obj).
+ */
+#define PV_POST_PROBES 8
+#define PV_POST_SLOW_NS 1000
+struct pv_post_probe {
+	uint32_t min_ns;	/* fastest post timed */
+	uint8_t timed;		/* posts timed, up to PV_POST_PROBES */
+	uint8_t slow;		/* post without the GIL */
 };
 PyObject *pv_post_wrs(PyObject *self, const struct pv_post_ops *ops,
 		      enum ibv_qp_type qpt, PyObject *const *args,
@@ -1068,6 +1103,7 @@ struct pv_ece {
 struct pv_srq {
 	struct pv_obj obj;
 	struct ibv_srq *srq;
+	struct pv_post_probe recv_probe;
 };
 
 /*
@@ -1098,6 +1134,7 @@ struct pv_qp {
 	/* the multicast groups attach_mcast() joined: the kernel refuses to
 	 * destroy a QP still attached, so destroy leaves them first */
 	struct pv_qp_mcast *mcast;
+	struct pv_post_probe send_probe, recv_probe;
 };
 struct pv_qp_mcast {
 	union ibv_gid gid;
@@ -1183,6 +1220,7 @@ struct pv_wq {
 	struct ibv_wq *wq;
 	PyObject *wq_context;
 	unsigned char mark;	/* scratch while a table is being built */
+	struct pv_post_probe recv_probe;
 };
 struct pv_rwq_ind_table {
 	struct pv_obj obj;

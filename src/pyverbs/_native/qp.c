@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------ */
@@ -1027,16 +1028,15 @@ static int wr_copy(PyObject *dst, PyObject *src, int send)
 	return 0;
 }
 
-/* Raise the post failure with .bad_wr_index set, and fill bad_wr. */
-static PyObject *post_failed(int rc, const struct pv_post_ops *ops,
-			     PyObject *const *items, Py_ssize_t n, void *bad,
-			     PyObject *bad_wr)
+/* Raise the post failure with .bad_wr_index i (-1: None) set, and fill
+ * bad_wr from found, the WR at i. */
+static PyObject *post_failed_at(int rc, const struct pv_post_ops *ops,
+				Py_ssize_t i, PyObject *found,
+				PyObject *bad_wr)
 {
-	PyObject *found = NULL, *idx, *et, *ev, *tb;
-	int send = ops->send;
-	Py_ssize_t i = wr_find(items, n, bad, send, &found);
+	PyObject *idx, *et, *ev, *tb;
 
-	if (found && bad_wr && wr_copy(bad_wr, found, send))
+	if (found && bad_wr && wr_copy(bad_wr, found, ops->send))
 		return NULL;
 	pv_raise_rc(rc, ops->func, ops->msg);
 	PyErr_Fetch(&et, &ev, &tb);
@@ -1052,6 +1052,196 @@ static PyObject *post_failed(int rc, const struct pv_post_ops *ops,
 	Py_DECREF(idx);
 	PyErr_Restore(et, ev, tb);
 	return NULL;
+}
+
+/* The same, bad being the C WR the provider stopped at. */
+static PyObject *post_failed(int rc, const struct pv_post_ops *ops,
+			     PyObject *const *items, Py_ssize_t n, void *bad,
+			     PyObject *bad_wr)
+{
+	PyObject *found = NULL;
+	Py_ssize_t i = wr_find(items, n, bad, ops->send, &found);
+
+	return post_failed_at(rc, ops, i, found, bad_wr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Posting without the GIL (struct pv_post_probe in pyverbs.h)         */
+
+static inline struct pv_post_probe *post_probe(PyObject *obj,
+					       const struct pv_post_ops *ops)
+{
+	return ops->probe ? (struct pv_post_probe *)((char *)obj +
+						     ops->probe) : NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* ops->post() of a queue still being probed, timed. */
+static int post_timed(struct pv_post_probe *p, PyObject *obj,
+		      const struct pv_post_ops *ops, void *head, void **bad)
+{
+	uint64_t t0 = now_ns(), dt;
+	int rc = ops->post(obj, head, bad);
+
+	dt = now_ns() - t0;
+	if (rc)
+		return rc;
+	if (!p->timed || dt < p->min_ns)
+		p->min_ns = dt < UINT32_MAX ? (uint32_t)dt : UINT32_MAX;
+	if (++p->timed == PV_POST_PROBES)
+		p->slow = p->min_ns >= PV_POST_SLOW_NS;
+	return 0;
+}
+
+/* Another Python thread exists, which could run while this one posts. */
+static int other_threads(void)
+{
+	PyThreadState *t = PyInterpreterState_ThreadHead(
+		PyInterpreterState_Get());
+
+	return t && PyThreadState_Next(t);
+}
+
+/* The WR object whose C WR is c (a plain chain links only ours). */
+static inline PyObject *wr_of_c(void *c, int send)
+{
+	return (PyObject *)((char *)c - (send ?
+					 offsetof(struct pv_send_wr, wr) :
+					 offsetof(struct pv_recv_wr, wr)));
+}
+
+/* The link, SGE list and SGE count of a C WR of either kind. */
+struct wr_c_fields {
+	void **next;
+	struct ibv_sge **sg_list;
+	int *num_sge;
+};
+
+static inline struct wr_c_fields wr_c_fields(void *c, int send)
+{
+	struct ibv_send_wr *s = c;
+	struct ibv_recv_wr *r = c;
+
+	return send ? (struct wr_c_fields){ (void **)&s->next, &s->sg_list,
+					    &s->num_sge } :
+		      (struct wr_c_fields){ (void **)&r->next, &r->sg_list,
+					    &r->num_sge };
+}
+
+/*
+ * Post the plain chain at head (linked in C; for a list, items[0..n) are
+ * its marked elements, unlinked here) with the GIL released: the WRs and
+ * their SGEs are copied first, so that another thread may change or drop
+ * the WR objects meanwhile, the objects are held for the error report, and
+ * the queue counts the post in its posting (close() waits for it).
+ */
+static PyObject *post_released(PyObject *obj, const struct pv_post_ops *ops,
+			       PyObject *head, PyObject *const *items,
+			       Py_ssize_t nitems, PyObject *bad_wr)
+{
+	int send = ops->send;
+	size_t wsz = send ? sizeof(struct ibv_send_wr) :
+			    sizeof(struct ibv_recv_wr);
+	PyObject *refs_stack[16], **refs = refs_stack, *ret = NULL;
+	char block_stack[2048], *block = block_stack;
+	struct ibv_sge *sg;
+	Py_ssize_t n = 0, nsge = 0, i, at;
+	size_t size;
+	void *c, *bad = NULL;
+	int rc;
+
+	for (c = wr_c(head, send); c; c = *wr_c_fields(c, send).next) {
+		int k = *wr_c_fields(c, send).num_sge;
+
+		n++;
+		nsge += k > 0 ? k : 0;
+	}
+	size = n * wsz + nsge * sizeof(struct ibv_sge);
+	if (n > (Py_ssize_t)Py_ARRAY_LENGTH(refs_stack))
+		refs = PyMem_Malloc(n * sizeof(*refs));
+	if (size > sizeof(block_stack))
+		block = PyMem_Malloc(size);
+	if (!refs || !block) {
+		PyErr_NoMemory();
+		if (items)
+			wr_list_unlink(items, nitems, send);
+		goto out;
+	}
+	sg = (struct ibv_sge *)(block + n * wsz);
+	for (i = 0, c = wr_c(head, send); i < n; i++) {
+		char *dst = block + i * wsz;
+		struct wr_c_fields f = wr_c_fields(dst, send);
+		int k;
+
+		refs[i] = Py_NewRef(wr_of_c(c, send));
+		memcpy(dst, c, wsz);
+		c = *f.next;
+		k = *f.num_sge > 0 ? *f.num_sge : 0;
+		if (k)
+			memcpy(sg, *f.sg_list, k * sizeof(*sg));
+		*f.sg_list = sg;
+		sg += k;
+		*f.next = i + 1 < n ? dst + wsz : NULL;
+	}
+	if (items)
+		wr_list_unlink(items, nitems, send);
+	PV_OBJ(obj)->posting++;
+	Py_BEGIN_ALLOW_THREADS
+	rc = ops->post(obj, block, &bad);
+	Py_END_ALLOW_THREADS
+	PV_OBJ(obj)->posting--;
+	if (rc) {
+		at = bad ? ((char *)bad - block) / (Py_ssize_t)wsz : -1;
+		if (at >= n)
+			at = -1;
+		ret = post_failed_at(rc, ops, at, at < 0 ? NULL : refs[at],
+				     bad_wr);
+	} else {
+		ret = Py_NewRef(Py_None);
+	}
+	for (i = 0; i < n; i++)
+		Py_DECREF(refs[i]);
+out:
+	if (refs && refs != refs_stack)
+		PyMem_Free(refs);
+	if (block && block != block_stack)
+		PyMem_Free(block);
+	return ret;
+}
+
+/*
+ * A plain chain (wr_chain_plain()) at head, ready: post it, timed while the
+ * queue is probed, without the GIL when its posts are slow and another
+ * thread could run.  items/nitems: as post_released().
+ */
+static PyObject *post_plain(PyObject *obj, const struct pv_post_ops *ops,
+			    PyObject *head, PyObject *const *items,
+			    Py_ssize_t nitems, PyObject *bad_wr)
+{
+	struct pv_post_probe *p = post_probe(obj, ops);
+	int send = ops->send;
+	void *bad = NULL;
+	int rc;
+
+	if (p && p->slow && !PV_OBJ(obj)->post_hold && other_threads())
+		return post_released(obj, ops, head, items, nitems, bad_wr);
+	if (p && p->timed < PV_POST_PROBES)
+		rc = post_timed(p, obj, ops, wr_c(head, send), &bad);
+	else
+		rc = ops->post(obj, wr_c(head, send), &bad);
+	if (items)
+		wr_list_unlink(items, nitems, send);
+	if (rc)
+		return items ? post_failed(rc, ops, items, nitems, bad, bad_wr) :
+			       post_failed(rc, ops, &head, 1, bad, bad_wr);
+	Py_RETURN_NONE;
 }
 
 /*
@@ -1111,8 +1301,9 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 	if (Py_IS_TYPE(wr, tp) || PyObject_TypeCheck(wr, tp)) {
 		/* one WR and its chain: no WR twice (next_wr refuses
 		 * cycles), so nothing to mark */
-		if (!wr_chain_plain(wr, send, qpt) &&
-		    wr_check_chain(wr, send, qpt))
+		if (wr_chain_plain(wr, send, qpt))
+			return post_plain(obj, ops, wr, NULL, 0, bad_wr);
+		if (wr_check_chain(wr, send, qpt))
 			return NULL;
 		rc = ops->post(obj, wr_c(wr, send), &bad);
 		if (rc)
@@ -1132,14 +1323,9 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 	if (!n)
 		Py_RETURN_NONE;
 	i = wr_list_plain(items, n, send, qpt, tp);
-	if (i == n) {
+	if (i == n)
 		/* all plain, unchained, each once: linked and marked */
-		rc = ops->post(obj, wr_c(items[0], send), &bad);
-		wr_list_unlink(items, n, send);
-		if (rc)
-			return post_failed(rc, ops, items, n, bad, bad_wr);
-		Py_RETURN_NONE;
-	}
+		return post_plain(obj, ops, items[0], items, n, bad_wr);
 	wr_list_unlink(items, i, send);
 	for (i = 0; i < n; i++) {
 		if (!PyObject_TypeCheck(items[i], tp)) {
@@ -1195,11 +1381,13 @@ static int qp_post_recv_c(PyObject *obj, void *head, void **bad)
 static const struct pv_post_ops qp_send_ops = {
 	.send = 1, .method = "post_send", .func = "ibv_post_send",
 	.msg = "Failed to post send", .post = qp_post_send_c,
+	.probe = offsetof(struct pv_qp, send_probe),
 };
 
 static const struct pv_post_ops qp_recv_ops = {
 	.send = 0, .method = "post_recv", .func = "ibv_post_recv",
 	.msg = "Failed to post recv", .post = qp_post_recv_c,
+	.probe = offsetof(struct pv_qp, recv_probe),
 };
 
 static PyObject *qp_post_send(PyObject *obj, PyObject *const *args,
@@ -1345,7 +1533,24 @@ static PyMethodDef qp_methods[] = {
 	{ NULL }
 };
 
+/* _post_probe: ((timed, min_ns, slow) of the send queue, the same of the
+ * receive queue), the state of struct pv_post_probe, for tests and
+ * benchmarks. */
+static PyObject *qp_get_post_probe(PyObject *obj, void *closure)
+{
+	struct pv_qp *self = (struct pv_qp *)obj;
+	const struct pv_post_probe *s = &self->send_probe;
+	const struct pv_post_probe *r = &self->recv_probe;
+
+	return Py_BuildValue("((iIi)(iIi))", s->timed, s->min_ns, s->slow,
+			     r->timed, r->min_ns, r->slow);
+}
+
 static PyGetSetDef qp_getset[] = {
+	{ "_post_probe", qp_get_post_probe, NULL,
+	  "((timed, min_ns, slow), (timed, min_ns, slow)): how the send and "
+	  "receive posts were timed and whether they are slow enough to "
+	  "release the GIL (see the README's Threads section).", NULL },
 	{ "qp_num", qp_get_qp_num, NULL, "The QP number.", NULL },
 	{ "qp_state", qp_get_qp_state, NULL,
 	  "The QP state last set or queried (ibv_qp.state).", NULL },

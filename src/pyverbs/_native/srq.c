@@ -463,6 +463,7 @@ static int srq_post_recv_c(PyObject *obj, void *head, void **bad)
 static const struct pv_post_ops srq_recv_ops = {
 	.send = 0, .method = "post_recv", .func = "ibv_post_srq_recv",
 	.msg = "Failed to post receive to SRQ.", .post = srq_post_recv_c,
+	.probe = offsetof(struct pv_srq, recv_probe),
 };
 
 static PyObject *srq_post_recv(PyObject *obj, PyObject *const *args,

@@ -328,6 +328,7 @@ static int wq_recv_c(PyObject *obj, void *head, void **bad)
 static const struct pv_post_ops wq_recv_ops = {
 	.send = 0, .method = "post_recv", .func = "ibv_post_wq_recv",
 	.msg = "Failed to post recv", .post = wq_recv_c,
+	.probe = offsetof(struct pv_wq, recv_probe),
 };
 
 static PyObject *wq_post_recv(PyObject *obj, PyObject *const *args,
