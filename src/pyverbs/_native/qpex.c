@@ -154,7 +154,7 @@ int pv_qpx_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 }
 
 /* The ibv_qp_ex of an open QPEx created with send ops flags, or NULL. */
-static struct ibv_qp_ex *qpx_get(PyObject *obj)
+static struct ibv_qp_ex *qpx_get_slow(PyObject *obj)
 {
 	struct pv_qp_ex *self = QPX(obj);
 
@@ -170,15 +170,35 @@ static struct ibv_qp_ex *qpx_get(PyObject *obj)
 }
 
 /* As qpx_get(), inside a wr_start() .. wr_complete() batch. */
-static struct ibv_qp_ex *qpx_batch(PyObject *obj)
+static struct ibv_qp_ex *qpx_batch_slow(PyObject *obj)
 {
-	struct ibv_qp_ex *qpx = qpx_get(obj);
+	struct ibv_qp_ex *qpx = qpx_get_slow(obj);
 
 	if (qpx && !QPX(obj)->in_wr) {
 		pv_raise_user("Call wr_start() before building a work request");
 		return NULL;
 	}
 	return qpx;
+}
+
+/* The two inline: an open QPEx with the API (in a batch) is the data
+ * path's case; the _slow versions find what is wrong and say it. */
+static inline struct ibv_qp_ex *qpx_get(PyObject *obj)
+{
+	struct pv_qp_ex *self = QPX(obj);
+
+	if (!self->qp.obj.closed && self->qpx)
+		return self->qpx;
+	return qpx_get_slow(obj);
+}
+
+static inline struct ibv_qp_ex *qpx_batch(PyObject *obj)
+{
+	struct pv_qp_ex *self = QPX(obj);
+
+	if (!self->qp.obj.closed && self->qpx && self->in_wr)
+		return self->qpx;
+	return qpx_batch_slow(obj);
 }
 
 /*
@@ -311,11 +331,16 @@ static int qpx_args(const struct pv_wr_sig *sig, const uint64_t *max,
 		    PyObject *const *args, Py_ssize_t nargs,
 		    PyObject *kwnames, uint64_t *u, PyObject **o)
 {
-	PyObject *v[4];
+	PyObject *parsed[4];
+	PyObject *const *v = args;
 	int i;
 
-	if (pv_wr_parse_vc(sig, args, nargs, kwnames, v))
-		return -1;
+	/* every argument by position (the usual call): used where it is */
+	if (kwnames || nargs != sig->nparams || nargs > sig->npos) {
+		if (pv_wr_parse_vc(sig, args, nargs, kwnames, parsed))
+			return -1;
+		v = parsed;
+	}
 	for (i = 0; i < sig->nparams; i++) {
 		uint64_t m = max ? max[i] : UINT32_MAX;
 
@@ -529,6 +554,14 @@ static int qpx_hold(struct pv_qp_ex *self, PyObject *o)
 	n = PyList_GET_SIZE(self->held);
 	if (n && PyList_GET_ITEM(self->held, n - 1) == o)
 		return 0;
+	/* The list is this object's own (no Python code sees it) and keeps
+	 * its storage from batch to batch: store in place while it has
+	 * room. */
+	if (((PyListObject *)self->held)->allocated > n) {
+		PyList_SET_ITEM(self->held, n, Py_NewRef(o));
+		Py_SET_SIZE(self->held, n + 1);
+		return 0;
+	}
 	return PyList_Append(self->held, o);
 }
 
