@@ -10,10 +10,12 @@ that does not depend on how loaded the machine is (wall-clock rates under
 emulation do).  Each implementation runs in one process under
 `valgrind --tool=callgrind`; around every measured loop the driver zeroes
 callgrind's counters and dumps them under the loop's name (client requests
-from bench/floor.c, which this script builds with gcc).  Each loop runs
-with n and with 2n operations: (count(2n) - count(n)) / n is the cost of
-one operation with the set-up and the bracketing cancelled out.  From the
-Python rows the cost of the bare `for` loop is subtracted.
+from bench/floor.c, which this script builds with gcc; the C loops of the
+floor make the requests themselves, so that the ctypes call around them is
+left out).  Each loop runs with n and with 2n operations: (count(2n) -
+count(n)) / n is the cost of one operation with the set-up and the
+bracketing cancelled out.  From the Python rows the cost of the bare `for`
+loop is subtracted.
 
 - ours:      this checkout's pyverbs (PYTHONPATH=src), under --python;
 - reference: Debian's python3-pyverbs as tools/fetch-reference unpacks it,
@@ -505,9 +507,16 @@ class Bench:
         prefix = self.name.split('_')[0]
         getattr(self, 'fill_' + prefix)(n)
         fn = getattr(self, kind + '_' + prefix)
-        self.lib.cg_zero()
-        got = fn(n)
-        self.lib.cg_dump(tag.encode())
+        if kind == 'c':
+            # the C loop zeroes and dumps the counters itself
+            name = tag.encode()
+            self.lib.fl_tag(name)
+            got = fn(n)
+            self.lib.fl_tag(None)
+        else:
+            self.lib.cg_zero()
+            got = fn(n)
+            self.lib.cg_dump(tag.encode())
         getattr(self, 'check_' + prefix)(n, got)
 
     STAND_INS = ('cq', 'qp', 'mr')
@@ -558,24 +567,27 @@ def driver(args):
         nop = make_nop(callfloor)
     env = Env(args.dev, args.peer)
     impl = args.driver
-    for n in (WARM, args.scale * 400, args.scale * 800):
+    for n, t in ((WARM, 'warm'), (400 * args.scale, 400 * args.scale),
+                 (800 * args.scale, 800 * args.scale)):
         lib.cg_zero()
         py_loop(n)
-        lib.cg_dump(f'{impl}|loop|{n}'.encode())
+        lib.cg_dump(f'{impl}|loop|{t}'.encode())
     for name in args.only.split(','):
         row = Bench(env, lib, name)
         n = BENCHES[name][1] * args.scale
+        # the warm-up's dump is tagged 'warm', not its count: a row's n
+        # may be WARM
         if nop is not None:
-            for m in (WARM, n, 2 * n):
-                row.run_nop(nop, m, f'nop|{name}|{m}')
+            for m, t in ((WARM, 'warm'), (n, n), (2 * n, 2 * n)):
+                row.run_nop(nop, m, f'nop|{name}|{t}')
         kinds = ['py'] + (['c'] if args.floor else [])
         for kind in kinds:
             if name == 'qpex_rdma_write_imm':
                 # each WR consumes a receive at the peer: post them first
                 for _ in range(WARM + 3 * n):
                     row.rpost(row.rwr)
-            for m in (WARM, n, 2 * n):
-                tag = f'{impl if kind == "py" else "floor"}|{name}|{m}'
+            for m, t in ((WARM, 'warm'), (n, n), (2 * n, 2 * n)):
+                tag = f'{impl if kind == "py" else "floor"}|{name}|{t}'
                 row.run(kind, m, tag)
         sys.stderr.write(f'{impl}: {name} done\n')
     env.ctx.close()
@@ -635,9 +647,10 @@ def start_driver(impl, python, pythonpath, lib, out_dir, args, names):
 
 
 def read_dumps(out_dir):
-    """{(impl, name, n): instructions} from callgrind's dump files."""
+    """{(impl, name, n): instructions} from callgrind's dump files (the
+    warm-ups' dumps left out)."""
     counts = {}
-    for path in glob.glob(os.path.join(out_dir, '*.*[0-9]')):
+    for path in sorted(glob.glob(os.path.join(out_dir, '*.*[0-9]'))):
         if path.endswith('.log'):
             continue
         desc = total = None
@@ -649,7 +662,8 @@ def read_dumps(out_dir):
                     total = int(line.split()[1])
         if desc and total is not None and desc.count('|') == 2:
             impl, name, n = desc.split('|')
-            counts[(impl, name, int(n))] = total
+            if n.isdigit():
+                counts[(impl, name, int(n))] = total
     return counts
 
 

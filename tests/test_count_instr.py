@@ -34,6 +34,7 @@ def test_read_dumps_and_per_op(ci, tmp_path):
     write_dump(tmp_path / 'ours.7.1', 'ours|poll_empty|10', 5000)
     write_dump(tmp_path / 'ours.7.2', 'ours|poll_empty|20', 8000)
     write_dump(tmp_path / 'ours.7.3', 'not a row', 1)
+    write_dump(tmp_path / 'ours.7.4', 'ours|poll_empty|warm', 7)
     (tmp_path / 'ours.log').write_text('desc: Trigger: Client Request: '
                                        'ours|x|1\ntotals: 9\n')
     counts = ci.read_dumps(str(tmp_path))
@@ -118,7 +119,7 @@ def test_floor_builds(ci, tmp_path):
     lib = ci.build_floor(str(tmp_path))
     syms = subprocess.run(['nm', '-D', '--defined-only', lib],
                           capture_output=True, text=True).stdout
-    for fn in ('cg_zero', 'cg_dump', 'fl_poll', 'fl_post', 'fl_wr_build',
+    for fn in ('cg_zero', 'cg_dump', 'fl_tag', 'fl_poll', 'fl_post', 'fl_wr_build',
                'fl_qpex', 'fl_mr_read', 'fl_mr_write'):
         assert f' {fn}\n' in syms
 
