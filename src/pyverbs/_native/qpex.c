@@ -86,6 +86,12 @@ static void qpx_end_batch(struct pv_qp_ex *self)
 	n = self->held ? PyList_GET_SIZE(self->held) : 0;
 	if (!n)
 		return;
+	if (n == 1) {	/* the usual batch: one AH */
+		drop[0] = PyList_GET_ITEM(self->held, 0);
+		Py_SET_SIZE(self->held, 0);
+		Py_DECREF(drop[0]);
+		return;
+	}
 	if (n > 16) {
 		Py_CLEAR(self->held);
 		return;
@@ -624,7 +630,13 @@ static PyObject *qpx_wr_set_ud_addr(QPX_FC_PARAMS)
 	uint64_t u[3];
 	struct pv_ah *ah;
 
-	if (qpx_args(&qpx_ud_sig, max, args, nargs, kwnames, u, o))
+	/* (AH, small int, small int) by position: nothing qpx_args() would
+	 * refuse */
+	if (!kwnames && nargs == 3 && pv_long_small(args[1], &u[1]) &&
+	    u[1] <= UINT32_MAX && pv_long_small(args[2], &u[2]) &&
+	    u[2] <= UINT32_MAX)
+		o[0] = args[0];
+	else if (qpx_args(&qpx_ud_sig, max, args, nargs, kwnames, u, o))
 		return NULL;
 	if (!pv_type_ok(o[0], pv.AH)) {
 		PyErr_Format(PyExc_TypeError, "ah must be an AH, not %.100s",
@@ -817,7 +829,7 @@ static PyObject *qpx_get_field(PyObject *obj, void *c)
 	}
 }
 
-static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
+static int qpx_set_field_any(PyObject *obj, PyObject *v, void *c)
 {
 	static const char *const names[] = { "wr_id", "wr_flags",
 					     "comp_mask" };
@@ -843,6 +855,29 @@ static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
 		qpx->comp_mask = x;
 	}
 	return 0;
+}
+
+/* A small int stored into an open QPEx with the API, the data path's
+ * case, is stored here; anything else goes through qpx_set_field_any(),
+ * which checks and converts in order and gives the messages. */
+static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
+{
+	struct pv_qp_ex *self = QPX(obj);
+	uint64_t x;
+
+	if (v && pv_long_small(v, &x) && !self->qp.obj.closed && self->qpx) {
+		switch ((intptr_t)c) {
+		case 0:
+			self->qpx->wr_id = x;
+			return 0;
+		case 1:
+			if (x > UINT32_MAX)
+				break;
+			self->qpx->wr_flags = (unsigned int)x;
+			return 0;
+		}
+	}
+	return qpx_set_field_any(obj, v, c);
 }
 
 /* The RwqIndTable of an RSS QP (a parent), else or once closed None. */
