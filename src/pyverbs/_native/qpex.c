@@ -333,9 +333,9 @@ static struct pv_wr_sig *const qpx_sigs[] = {
  * unsigned int of at most max[i] (NULL max: 32 bits each; an entry of 0:
  * the argument is an object, left in o[i]).  Returns 0 or -1.
  */
-static int qpx_args(const struct pv_wr_sig *sig, const uint64_t *max,
-		    PyObject *const *args, Py_ssize_t nargs,
-		    PyObject *kwnames, uint64_t *u, PyObject **o)
+static int qpx_args_any(const struct pv_wr_sig *sig, const uint64_t *max,
+			PyObject *const *args, Py_ssize_t nargs,
+			PyObject *kwnames, uint64_t *u, PyObject **o)
 {
 	PyObject *parsed[4];
 	PyObject *const *v = args;
@@ -358,9 +358,36 @@ static int qpx_args(const struct pv_wr_sig *sig, const uint64_t *max,
 	return 0;
 }
 
+/* The same, inline, with n (a constant at each call) the number of
+ * parameters: the usual call, every argument by position and each a small
+ * int in range, takes no more than reading them; any other goes through
+ * qpx_args_any(), which checks it all over and gives the messages. */
+static inline int qpx_args(const struct pv_wr_sig *sig, int n,
+			   const uint64_t *max, PyObject *const *args,
+			   Py_ssize_t nargs, PyObject *kwnames, uint64_t *u,
+			   PyObject **o)
+{
+	int i;
+
+	if (!kwnames && nargs == n && n == sig->nparams && n <= sig->npos) {
+		for (i = 0; i < n; i++) {
+			uint64_t m = max ? max[i] : UINT32_MAX;
+
+			if (!m)
+				o[i] = args[i];
+			else if (!pv_long_small(args[i], &u[i]) || u[i] > m)
+				break;
+		}
+		if (i == n)
+			return 0;
+	}
+	return qpx_args_any(sig, max, args, nargs, kwnames, u, o);
+}
+
 #define QPX_ARGS(sig, max, u)                                           \
 	do {                                                            \
-		if (qpx_args(&(sig), max, args, nargs, kwnames, u, NULL)) \
+		if (qpx_args(&(sig), sizeof(u) / sizeof((u)[0]), max,   \
+			     args, nargs, kwnames, u, NULL))            \
 			return NULL;                                    \
 	} while (0)
 #define QPX_FC_PARAMS                                                   \
@@ -630,13 +657,7 @@ static PyObject *qpx_wr_set_ud_addr(QPX_FC_PARAMS)
 	uint64_t u[3];
 	struct pv_ah *ah;
 
-	/* (AH, small int, small int) by position: nothing qpx_args() would
-	 * refuse */
-	if (!kwnames && nargs == 3 && pv_long_small(args[1], &u[1]) &&
-	    u[1] <= UINT32_MAX && pv_long_small(args[2], &u[2]) &&
-	    u[2] <= UINT32_MAX)
-		o[0] = args[0];
-	else if (qpx_args(&qpx_ud_sig, max, args, nargs, kwnames, u, o))
+	if (qpx_args(&qpx_ud_sig, 3, max, args, nargs, kwnames, u, o))
 		return NULL;
 	if (!pv_type_ok(o[0], pv.AH)) {
 		PyErr_Format(PyExc_TypeError, "ah must be an AH, not %.100s",
