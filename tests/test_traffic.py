@@ -463,6 +463,53 @@ def test_qpex_inline_and_ud(ctx):
         assert a.cq.poll()[0] == 0
 
 
+def test_qpex_stores_and_ud_args_checked(ctx):
+    """wr_id/wr_flags stores and wr_set_ud_addr() arguments, on either side
+    of the small-int fast paths: the values in range are stored as given,
+    the rest refused with the converters' errors; a closed QPEx refuses
+    the stores."""
+    a, b = pair(ctx, e.IBV_QPT_UD, msg_size=64,
+                send_ops_flags=e.IBV_QP_EX_WITH_SEND)
+    with a, b:
+        qp = a.qp
+        for v in (0, 1, 2 ** 30 - 1, 2 ** 30, 2 ** 60, 2 ** 64 - 1):
+            qp.wr_id = v
+            assert qp.wr_id == v
+        for v in (2 ** 32 - 1, 2 ** 30, 5):
+            qp.wr_flags = v
+            assert qp.wr_flags == v
+        for name, v, exc in (('wr_id', -1, OverflowError),
+                             ('wr_id', 2 ** 64, OverflowError),
+                             ('wr_flags', 2 ** 32, OverflowError),
+                             ('wr_flags', -(2 ** 40), OverflowError),
+                             ('wr_id', 1.0, TypeError),
+                             ('wr_flags', None, TypeError)):
+            with pytest.raises(exc):
+                setattr(qp, name, v)
+        assert (qp.wr_id, qp.wr_flags) == (2 ** 64 - 1, 5)
+        with pytest.raises(AttributeError):
+            del qp.wr_id
+        qp.wr_start()
+        qp.wr_send()
+        for args in ((a.ah, 2 ** 32, 1), (a.ah, 1, -1),
+                     (a.ah, 1, 2 ** 64)):
+            with pytest.raises(OverflowError):
+                qp.wr_set_ud_addr(*args)
+        with pytest.raises(TypeError, match='ah must be an AH'):
+            qp.wr_set_ud_addr(sge(a, 8), 1, 1)
+        with pytest.raises(TypeError):
+            qp.wr_set_ud_addr(a.ah, 1)
+        qp.wr_set_ud_addr(a.ah, remote_qpn=b.qp.qp_num,
+                          remote_rkey=UD_QKEY)
+        qp.wr_set_ud_addr(a.ah, b.qp.qp_num, 2 ** 32 - 1)
+        qp.wr_abort()
+        qp.close()
+        with pytest.raises(PyverbsUserError):
+            qp.wr_id = 1
+        with pytest.raises(PyverbsUserError):
+            qp.wr_flags = 0
+
+
 def test_qpex_without_send_ops(ctx, pd):
     from pyverbs.cq import CQ
     with CQ(ctx, 8) as cq:

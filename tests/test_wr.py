@@ -69,6 +69,41 @@ def test_sge_field_ranges(name, top):
     assert getattr(s, name) == top
 
 
+# around the digit sizes of CPython's ints (30-bit digits; 2**60: two), where
+# the data path's small-int reading (pv_long_small) hands over to the
+# converter
+EDGES = sorted({s * (b + d) for b in (2 ** 15, 2 ** 30, 2 ** 31, 2 ** 32,
+                                      2 ** 60, 2 ** 63, 2 ** 64)
+                for d in (-1, 0, 1) for s in (1, -1)} | {0, 1, -1})
+
+
+@pytest.mark.parametrize('v', EDGES)
+def test_positional_ints_at_digit_edges(v):
+    """By position (the parser's inline path), each value is taken exactly
+    when it is in range, and refused with OverflowError otherwise."""
+    for name, top in (('addr', U64), ('length', U32), ('lkey', U32)):
+        args = {'addr': 0, 'length': 0, 'lkey': 0}
+        args[name] = v
+        pos = (args['addr'], args['length'], args['lkey'])
+        if 0 <= v <= top:
+            assert getattr(SGE(*pos), name) == v
+        else:
+            with pytest.raises(OverflowError):
+                SGE(*pos)
+    wr = SendWR()
+    if 0 <= v <= U32:
+        wr.set_wr_rdma(v, v)
+        assert (wr.rdma_rkey, wr.rdma_remote_addr) == (v, v)
+    elif 0 <= v <= U64:
+        with pytest.raises(OverflowError):
+            wr.set_wr_rdma(v, v)
+        wr.set_wr_rdma(0, v)
+        assert wr.rdma_remote_addr == v
+    else:
+        with pytest.raises(OverflowError):
+            wr.set_wr_rdma(0, v)
+
+
 @PROPERTY
 @given(st.integers(0, U64), st.integers(0, U32), st.integers(0, U32))
 def test_sge_fields_property(addr, length, lkey):

@@ -265,6 +265,17 @@ static char *mr_mem(struct pv_mr *self)
 	return self->buf;
 }
 
+/* A length or offset: an index (small ints read without a call), or -1
+ * with an exception. */
+static inline Py_ssize_t mr_index(PyObject *v)
+{
+	uint64_t x;
+
+	if (pv_long_small(v, &x))
+		return (Py_ssize_t)x;	/* < 2**60 */
+	return PyNumber_AsSsize_t(v, PyExc_OverflowError);
+}
+
 static PyObject *mr_read(PyObject *obj, PyObject *const *args,
 			 Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -290,10 +301,10 @@ static PyObject *mr_read(PyObject *obj, PyObject *const *args,
 	}
 	if (!vals[0] || !vals[1])
 		goto usage;
-	length = PyNumber_AsSsize_t(vals[0], PyExc_OverflowError);
+	length = mr_index(vals[0]);
 	if (length == -1 && PyErr_Occurred())
 		return NULL;
-	offset = PyNumber_AsSsize_t(vals[1], PyExc_OverflowError);
+	offset = mr_index(vals[1]);
 	if (offset == -1 && PyErr_Occurred())
 		return NULL;
 	if (mr_check_range(self, length, offset) || !(mem = mr_mem(self)))
@@ -319,14 +330,19 @@ static PyObject *mr_write(PyObject *obj, PyObject *const *args,
 	Py_buffer view;
 	char *mem;
 
-	if (pv_wr_parse_vc(&mr_write_sig, args, nargs, kwnames, v))
+	if (!kwnames && (nargs == 2 || nargs == 3)) {	/* by position */
+		v[0] = args[0];
+		v[1] = args[1];
+		v[2] = nargs == 3 ? args[2] : NULL;
+	} else if (pv_wr_parse_vc(&mr_write_sig, args, nargs, kwnames, v)) {
 		return NULL;
+	}
 	data = v[0];
-	length = PyNumber_AsSsize_t(v[1], PyExc_OverflowError);
+	length = mr_index(v[1]);
 	if (length == -1 && PyErr_Occurred())
 		return NULL;
 	if (v[2]) {
-		offset = PyNumber_AsSsize_t(v[2], PyExc_OverflowError);
+		offset = mr_index(v[2]);
 		if (offset == -1 && PyErr_Occurred())
 			return NULL;
 	}

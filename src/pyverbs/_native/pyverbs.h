@@ -432,6 +432,46 @@ int pv_add_data_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
  * TypeError/OverflowError naming 'what'.  Return 0 or -1.
  */
 int pv_to_u64(PyObject *v, uint64_t max, uint64_t *out, const char *what);
+
+/*
+ * The value of an exact int that is >= 0 and small (below 2**30 on any
+ * CPython, 2**60 on 3.11), read from the object without a call: 1 and
+ * *out set, or 0 (negative, larger, or not an exact int: use a converter).
+ * The data path's fast case; the converters give the messages.
+ */
+static inline int pv_long_small(PyObject *v, uint64_t *out)
+{
+	if (!PyLong_CheckExact(v))
+		return 0;
+#if PY_VERSION_HEX >= 0x030C0000
+	if (PyUnstable_Long_IsCompact((PyLongObject *)v)) {
+		Py_ssize_t x = PyUnstable_Long_CompactValue((PyLongObject *)v);
+
+		if (x >= 0) {
+			*out = (uint64_t)x;
+			return 1;
+		}
+	}
+	return 0;
+#else
+	{
+		const digit *d = ((PyLongObject *)v)->ob_digit;
+
+		switch (Py_SIZE(v)) {
+		case 0:
+			*out = 0;
+			return 1;
+		case 1:
+			*out = d[0];
+			return 1;
+		case 2:
+			*out = (uint64_t)d[0] | (uint64_t)d[1] << PyLong_SHIFT;
+			return 1;
+		}
+		return 0;
+	}
+#endif
+}
 int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
 	      const char *what);
 /* O& converters for PyArg_Parse*: "None" is refused. */

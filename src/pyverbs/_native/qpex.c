@@ -86,6 +86,12 @@ static void qpx_end_batch(struct pv_qp_ex *self)
 	n = self->held ? PyList_GET_SIZE(self->held) : 0;
 	if (!n)
 		return;
+	if (n == 1) {	/* the usual batch: one AH */
+		drop[0] = PyList_GET_ITEM(self->held, 0);
+		Py_SET_SIZE(self->held, 0);
+		Py_DECREF(drop[0]);
+		return;
+	}
 	if (n > 16) {
 		Py_CLEAR(self->held);
 		return;
@@ -154,7 +160,7 @@ int pv_qpx_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 }
 
 /* The ibv_qp_ex of an open QPEx created with send ops flags, or NULL. */
-static struct ibv_qp_ex *qpx_get(PyObject *obj)
+static struct ibv_qp_ex *qpx_get_slow(PyObject *obj)
 {
 	struct pv_qp_ex *self = QPX(obj);
 
@@ -170,15 +176,35 @@ static struct ibv_qp_ex *qpx_get(PyObject *obj)
 }
 
 /* As qpx_get(), inside a wr_start() .. wr_complete() batch. */
-static struct ibv_qp_ex *qpx_batch(PyObject *obj)
+static struct ibv_qp_ex *qpx_batch_slow(PyObject *obj)
 {
-	struct ibv_qp_ex *qpx = qpx_get(obj);
+	struct ibv_qp_ex *qpx = qpx_get_slow(obj);
 
 	if (qpx && !QPX(obj)->in_wr) {
 		pv_raise_user("Call wr_start() before building a work request");
 		return NULL;
 	}
 	return qpx;
+}
+
+/* The two inline: an open QPEx with the API (in a batch) is the data
+ * path's case; the _slow versions find what is wrong and say it. */
+static inline struct ibv_qp_ex *qpx_get(PyObject *obj)
+{
+	struct pv_qp_ex *self = QPX(obj);
+
+	if (!self->qp.obj.closed && self->qpx)
+		return self->qpx;
+	return qpx_get_slow(obj);
+}
+
+static inline struct ibv_qp_ex *qpx_batch(PyObject *obj)
+{
+	struct pv_qp_ex *self = QPX(obj);
+
+	if (!self->qp.obj.closed && self->qpx && self->in_wr)
+		return self->qpx;
+	return qpx_batch_slow(obj);
 }
 
 /*
@@ -307,15 +333,20 @@ static struct pv_wr_sig *const qpx_sigs[] = {
  * unsigned int of at most max[i] (NULL max: 32 bits each; an entry of 0:
  * the argument is an object, left in o[i]).  Returns 0 or -1.
  */
-static int qpx_args(const struct pv_wr_sig *sig, const uint64_t *max,
-		    PyObject *const *args, Py_ssize_t nargs,
-		    PyObject *kwnames, uint64_t *u, PyObject **o)
+static int qpx_args_any(const struct pv_wr_sig *sig, const uint64_t *max,
+			PyObject *const *args, Py_ssize_t nargs,
+			PyObject *kwnames, uint64_t *u, PyObject **o)
 {
-	PyObject *v[4];
+	PyObject *parsed[4];
+	PyObject *const *v = args;
 	int i;
 
-	if (pv_wr_parse_vc(sig, args, nargs, kwnames, v))
-		return -1;
+	/* every argument by position (the usual call): used where it is */
+	if (kwnames || nargs != sig->nparams || nargs > sig->npos) {
+		if (pv_wr_parse_vc(sig, args, nargs, kwnames, parsed))
+			return -1;
+		v = parsed;
+	}
 	for (i = 0; i < sig->nparams; i++) {
 		uint64_t m = max ? max[i] : UINT32_MAX;
 
@@ -327,9 +358,36 @@ static int qpx_args(const struct pv_wr_sig *sig, const uint64_t *max,
 	return 0;
 }
 
+/* The same, inline, with n (a constant at each call) the number of
+ * parameters: the usual call, every argument by position and each a small
+ * int in range, takes no more than reading them; any other goes through
+ * qpx_args_any(), which checks it all over and gives the messages. */
+static inline int qpx_args(const struct pv_wr_sig *sig, int n,
+			   const uint64_t *max, PyObject *const *args,
+			   Py_ssize_t nargs, PyObject *kwnames, uint64_t *u,
+			   PyObject **o)
+{
+	int i;
+
+	if (!kwnames && nargs == n && n == sig->nparams && n <= sig->npos) {
+		for (i = 0; i < n; i++) {
+			uint64_t m = max ? max[i] : UINT32_MAX;
+
+			if (!m)
+				o[i] = args[i];
+			else if (!pv_long_small(args[i], &u[i]) || u[i] > m)
+				break;
+		}
+		if (i == n)
+			return 0;
+	}
+	return qpx_args_any(sig, max, args, nargs, kwnames, u, o);
+}
+
 #define QPX_ARGS(sig, max, u)                                           \
 	do {                                                            \
-		if (qpx_args(&(sig), max, args, nargs, kwnames, u, NULL)) \
+		if (qpx_args(&(sig), sizeof(u) / sizeof((u)[0]), max,   \
+			     args, nargs, kwnames, u, NULL))            \
 			return NULL;                                    \
 	} while (0)
 #define QPX_FC_PARAMS                                                   \
@@ -529,6 +587,14 @@ static int qpx_hold(struct pv_qp_ex *self, PyObject *o)
 	n = PyList_GET_SIZE(self->held);
 	if (n && PyList_GET_ITEM(self->held, n - 1) == o)
 		return 0;
+	/* The list is this object's own (no Python code sees it) and keeps
+	 * its storage from batch to batch: store in place while it has
+	 * room. */
+	if (((PyListObject *)self->held)->allocated > n) {
+		PyList_SET_ITEM(self->held, n, Py_NewRef(o));
+		Py_SET_SIZE(self->held, n + 1);
+		return 0;
+	}
 	return PyList_Append(self->held, o);
 }
 
@@ -591,7 +657,7 @@ static PyObject *qpx_wr_set_ud_addr(QPX_FC_PARAMS)
 	uint64_t u[3];
 	struct pv_ah *ah;
 
-	if (qpx_args(&qpx_ud_sig, max, args, nargs, kwnames, u, o))
+	if (qpx_args(&qpx_ud_sig, 3, max, args, nargs, kwnames, u, o))
 		return NULL;
 	if (!pv_type_ok(o[0], pv.AH)) {
 		PyErr_Format(PyExc_TypeError, "ah must be an AH, not %.100s",
@@ -784,7 +850,7 @@ static PyObject *qpx_get_field(PyObject *obj, void *c)
 	}
 }
 
-static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
+static int qpx_set_field_any(PyObject *obj, PyObject *v, void *c)
 {
 	static const char *const names[] = { "wr_id", "wr_flags",
 					     "comp_mask" };
@@ -810,6 +876,29 @@ static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
 		qpx->comp_mask = x;
 	}
 	return 0;
+}
+
+/* A small int stored into an open QPEx with the API, the data path's
+ * case, is stored here; anything else goes through qpx_set_field_any(),
+ * which checks and converts in order and gives the messages. */
+static int qpx_set_field(PyObject *obj, PyObject *v, void *c)
+{
+	struct pv_qp_ex *self = QPX(obj);
+	uint64_t x;
+
+	if (v && pv_long_small(v, &x) && !self->qp.obj.closed && self->qpx) {
+		switch ((intptr_t)c) {
+		case 0:
+			self->qpx->wr_id = x;
+			return 0;
+		case 1:
+			if (x > UINT32_MAX)
+				break;
+			self->qpx->wr_flags = (unsigned int)x;
+			return 0;
+		}
+	}
+	return qpx_set_field_any(obj, v, c);
 }
 
 /* The RwqIndTable of an RSS QP (a parent), else or once closed None. */

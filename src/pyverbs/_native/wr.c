@@ -95,8 +95,8 @@ static int sig_required(const struct pv_wr_sig *s, PyObject **out)
 }
 
 /* Vectorcall / METH_FASTCALL|METH_KEYWORDS arguments into out[]. */
-int pv_wr_parse_vc(const struct pv_wr_sig *s, PyObject *const *args,
-		   Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+int pv_wr_parse_any(const struct pv_wr_sig *s, PyObject *const *args,
+		    Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
 	if (sig_positional(s, args, nargs, out))
 		return -1;

@@ -33,8 +33,25 @@ struct pv_wr_sig {
 #define PV_WR_MAX_PARAMS 16
 
 /* wr.c: vectorcall / METH_FASTCALL|METH_KEYWORDS arguments into out[] */
-int pv_wr_parse_vc(const struct pv_wr_sig *s, PyObject *const *args,
-		   Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+int pv_wr_parse_any(const struct pv_wr_sig *s, PyObject *const *args,
+		    Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
+
+/* The same, inline for the usual call (by position only, all required
+ * arguments given): nothing to check but the count.  Returns 0 or -1. */
+static inline int pv_wr_parse_vc(const struct pv_wr_sig *s,
+				 PyObject *const *args, Py_ssize_t nargs,
+				 PyObject *kwnames, PyObject **out)
+{
+	Py_ssize_t i;
+
+	if (kwnames || nargs < s->nreq || nargs > s->npos)
+		return pv_wr_parse_any(s, args, nargs, kwnames, out);
+	for (i = 0; i < nargs; i++)
+		out[i] = args[i];
+	for (; i < s->nparams; i++)
+		out[i] = NULL;
+	return 0;
+}
 /* wr.c: make s->inames (once, at type initialisation); 0 or -1 */
 int pv_wr_sig_intern(struct pv_wr_sig *s);
 /* wr.c: tp_init style arguments into out[] */
@@ -57,15 +74,25 @@ int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args,
 static inline int pv_wr_u64(PyObject *v, uint64_t max, uint64_t *out,
 			    const char *what)
 {
+	uint64_t x;
+
 	if (!v)
 		return 0;
 	if (PyLong_CheckExact(v)) {
 		int overflow;
-		long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+		long long y;
 
-		if (!overflow && x >= 0 && (unsigned long long)x <= max) {
-			*out = x;
-			return 0;
+		if (pv_long_small(v, &x)) {
+			if (x <= max) {
+				*out = x;
+				return 0;
+			}
+		} else {
+			y = PyLong_AsLongLongAndOverflow(v, &overflow);
+			if (!overflow && y >= 0 && (unsigned long long)y <= max) {
+				*out = y;
+				return 0;
+			}
 		}
 	}
 	return pv_to_u64(v, max, out, what);
