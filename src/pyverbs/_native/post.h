@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Private to the files that post WRs: post.c (pv_post_wrs(), the checks,
+ * lists and chains, the error report, posting without the GIL) and the
+ * queues' own fast paths (qp.c).  The accessors and the plain-chain test
+ * are static inline here, so that they inline into each data path.
+ */
+#ifndef PV_POST_H
+#define PV_POST_H
+
+#include "pyverbs.h"
+
+/*
+ * A send WR or a receive WR: the list and chain handling of post.c serves both
+ * through these accessors (send is a constant at every call site).
+ */
+#define SWR(o) ((struct pv_send_wr *)(o))
+#define RWR(o) ((struct pv_recv_wr *)(o))
+
+static inline PyObject *wr_next(PyObject *o, int send)
+{
+	PyObject *n = send ? SWR(o)->next_wr : RWR(o)->next_wr;
+
+	return n == Py_None ? NULL : n;
+}
+
+static inline void *wr_c(PyObject *o, int send)
+{
+	return send ? (void *)&SWR(o)->wr : (void *)&RWR(o)->wr;
+}
+
+static inline void *wr_c_next(PyObject *o, int send)
+{
+	return send ? (void *)SWR(o)->wr.next : (void *)RWR(o)->wr.next;
+}
+
+static inline void wr_set_c_next(PyObject *o, PyObject *next, int send)
+{
+	if (send)
+		SWR(o)->wr.next = next ? &SWR(next)->wr : NULL;
+	else
+		RWR(o)->wr.next = next ? &RWR(next)->wr : NULL;
+}
+
+static inline unsigned char *wr_in_post(PyObject *o, int send)
+{
+	return send ? &SWR(o)->in_post : &RWR(o)->in_post;
+}
+
+static inline PyTypeObject *wr_type(int send)
+{
+	return send ? pv.SendWR : pv.RecvWR;
+}
+
+/*
+ * The fast test of a chain about to be posted: 1 when every WR of it is
+ * plain (connected QP, no AH, no memory window, no inline data, C links in
+ * step), which needs no further check; 0 when wr_check_chain() must look.
+ * One pass, a few loads a WR.
+ */
+static inline int wr_chain_plain(PyObject *o, int send,
+				 enum ibv_qp_type qpt)
+{
+	if (!send) {
+		for (; o; o = RWR(o)->next_wr)
+			if (RWR(o)->wr.next != (RWR(o)->next_wr ?
+						&RWR(RWR(o)->next_wr)->wr :
+						NULL))
+				return 0;
+		return 1;
+	}
+	if (qpt == IBV_QPT_UD)
+		return 0;
+	for (; o; o = SWR(o)->next_wr) {
+		struct pv_send_wr *w = SWR(o);
+
+		if (w->ah || w->wr.opcode == IBV_WR_BIND_MW ||
+		    (w->wr.send_flags & IBV_SEND_INLINE) ||
+		    w->wr.next != (w->next_wr ? &SWR(w->next_wr)->wr : NULL))
+			return 0;
+	}
+	return 1;
+}
+
+/* Raise the failure rc of a post (bad: the C WR the provider stopped at,
+ * found among items[0..n) and their chains), with .bad_wr_index set, and
+ * copy that WR into bad_wr when given.  Returns NULL. */
+PyObject *pv_post_failed(int rc, const struct pv_post_ops *ops,
+			 PyObject *const *items, Py_ssize_t n, void *bad,
+			 PyObject *bad_wr);
+
+/* Another Python thread exists, which could run while this one posts. */
+int pv_other_threads(void);
+
+#endif
