@@ -305,9 +305,13 @@ static int post_timed(struct pv_post_probe *p, PyObject *obj,
 /* post.h */
 int pv_other_threads(void)
 {
-	PyThreadState *t = PyInterpreterState_ThreadHead(
-		PyInterpreterState_Get());
+	/* the module lives in one interpreter (module.c refuses a second) */
+	static PyInterpreterState *interp;
+	PyThreadState *t;
 
+	if (!interp)
+		interp = PyInterpreterState_Get();
+	t = PyInterpreterState_ThreadHead(interp);
 	return t && PyThreadState_Next(t);
 }
 
