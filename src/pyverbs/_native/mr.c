@@ -330,13 +330,8 @@ static PyObject *mr_write(PyObject *obj, PyObject *const *args,
 	Py_buffer view;
 	char *mem;
 
-	if (!kwnames && (nargs == 2 || nargs == 3)) {	/* by position */
-		v[0] = args[0];
-		v[1] = args[1];
-		v[2] = nargs == 3 ? args[2] : NULL;
-	} else if (pv_wr_parse_vc(&mr_write_sig, args, nargs, kwnames, v)) {
+	if (pv_wr_parse_vc(&mr_write_sig, args, nargs, kwnames, v))
 		return NULL;
-	}
 	data = v[0];
 	length = mr_index(v[1]);
 	if (length == -1 && PyErr_Occurred())

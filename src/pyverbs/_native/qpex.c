@@ -337,16 +337,11 @@ static int qpx_args_any(const struct pv_wr_sig *sig, const uint64_t *max,
 			PyObject *const *args, Py_ssize_t nargs,
 			PyObject *kwnames, uint64_t *u, PyObject **o)
 {
-	PyObject *parsed[4];
-	PyObject *const *v = args;
+	PyObject *v[4];
 	int i;
 
-	/* every argument by position (the usual call): used where it is */
-	if (kwnames || nargs != sig->nparams || nargs > sig->npos) {
-		if (pv_wr_parse_vc(sig, args, nargs, kwnames, parsed))
-			return -1;
-		v = parsed;
-	}
+	if (pv_wr_parse_vc(sig, args, nargs, kwnames, v))
+		return -1;
 	for (i = 0; i < sig->nparams; i++) {
 		uint64_t m = max ? max[i] : UINT32_MAX;
 
