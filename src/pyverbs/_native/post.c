@@ -436,7 +436,7 @@ static PyObject *post_plain(PyObject *obj, const struct pv_post_ops *ops,
 	void *bad = NULL;
 	int rc;
 
-	if (p && p->slow && !PV_OBJ(obj)->post_hold && pv_other_threads())
+	if (p && pv_post_releases(p, PV_OBJ(obj)))
 		return post_released(obj, ops, head, items, nitems, bad_wr);
 	if (p && p->timed < PV_POST_PROBES)
 		rc = post_timed(p, obj, ops, wr_c(head, send), &bad);

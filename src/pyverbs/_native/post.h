@@ -92,4 +92,12 @@ PyObject *pv_post_failed(int rc, const struct pv_post_ops *ops,
 /* Another Python thread exists, which could run while this one posts. */
 int pv_other_threads(void);
 
+/* Whether a post on the queue o with probe p releases the GIL now: its
+ * posts are slow, no close() is waiting, and another thread could run. */
+static inline int pv_post_releases(const struct pv_post_probe *p,
+				   const struct pv_obj *o)
+{
+	return p->slow && !o->post_hold && pv_other_threads();
+}
+
 #endif

@@ -781,8 +781,7 @@ static inline PyObject *qp_post(PyObject *obj, const struct pv_post_ops *ops,
 	int rc;
 
 	if (nargs == 1 && !kwnames && !self->obj.closed &&
-	    p->timed == PV_POST_PROBES &&
-	    (!p->slow || self->obj.post_hold || !pv_other_threads()) &&
+	    p->timed == PV_POST_PROBES && !pv_post_releases(p, &self->obj) &&
 	    Py_IS_TYPE(args[0], wr_type(send)) &&
 	    wr_chain_plain(args[0], send, self->qp_type)) {
 		rc = ops->post(obj, wr_c(args[0], send), &bad);
