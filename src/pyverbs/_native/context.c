@@ -41,7 +41,10 @@ static int ctx_destroy(struct pv_obj *o)
 	} else if (self->ctx) {
 		/* returns 0, or -1 with errno set; imported contexts too
 		 * (the man page: "ibv_close_device() should be called") */
-		if (ibv_close_device(self->ctx)) {
+		int rc;
+
+		PV_WITHOUT_GIL(rc = ibv_close_device(self->ctx));
+		if (rc) {
 			pv_raise_errno("ibv_close_device",
 				       "Failed to close device %U", self->name);
 			return -1;

@@ -337,7 +337,7 @@ static int cq_destroy(struct pv_obj *o)
 		pv_raise_user("%s cannot be closed: get_cq_event() is waiting "
 			      "on its completion channel",
 			      _PyType_Name(Py_TYPE(self)));
-		return -1;
+		return -2;	/* a finalizer defers the close */
 	}
 	/* a poll batch holds the CQ's lock (rxe: a spinlock) */
 	if (self->cq_ex && self->polling) {
@@ -350,7 +350,7 @@ static int cq_destroy(struct pv_obj *o)
 		ibv_ack_cq_events(self->cq, self->num_events);
 		self->num_events = 0;
 	}
-	rc = ibv_destroy_cq(self->cq);	/* returns errno */
+	PV_WITHOUT_GIL(rc = ibv_destroy_cq(self->cq)); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_cq", self->cq_ex ?
 			    "Failed to destroy CQEX" : "Failed to close CQ");
@@ -563,11 +563,12 @@ static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
 	if ((nargs || kwnames) &&
 	    cq_one_arg("poll", "num_entries", args, nargs, kwnames, &arg))
 		return NULL;
+	/* converted first: an __index__ may close the CQ (guard.c) */
+	if (arg && pv_to_i64(arg, 0, INT64_MAX, &want, "num_entries"))
+		return NULL;
 	if (self->obj.closed)
 		return pv_check_open_slow(&self->obj), NULL;
 	if (arg) {
-		if (pv_to_i64(arg, 0, INT64_MAX, &want, "num_entries"))
-			return NULL;
 		/* a CQ never holds more than cqe completions */
 		if (want > CQ_POLL_STACK && want > self->cq->cqe)
 			want = self->cq->cqe > CQ_POLL_STACK ?
@@ -1363,8 +1364,9 @@ static int cqex_set_wc(PyObject *obj, PyObject *v, void *closure)
 		PyErr_Format(PyExc_AttributeError, "cannot delete %s", name);
 		return -1;
 	}
-	if (pv_check_open(&self->obj) ||
-	    pv_to_u64(v, closure ? UINT64_MAX : UINT32_MAX, &x, name))
+	/* converted first: an __index__ may close the CQ (guard.c) */
+	if (pv_to_u64(v, closure ? UINT64_MAX : UINT32_MAX, &x, name) ||
+	    pv_check_open(&self->obj))
 		return -1;
 	if (closure)
 		self->cq_ex->wr_id = x;

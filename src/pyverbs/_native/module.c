@@ -18,6 +18,8 @@ int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 {
 	PyObject *t;
 
+	if (pv_guard_spec(spec, base))
+		return -1;
 	t = PyType_FromModuleAndSpec(m, spec, (PyObject *)base);
 	if (!t)
 		return -1;
@@ -55,7 +57,8 @@ static int verbs_exec(PyObject *m)
 	if (load_exceptions())
 		return -1;
 	/* dependency order: bases, then parents before children */
-	if (pv_object_init_types(m) || pv_addr_init_types(m) ||
+	if (pv_object_init_types(m) || pv_guard_init(m) ||
+	    pv_addr_init_types(m) ||
 	    pv_context_init_types(m) || pv_pd_init_types(m) ||
 	    pv_parent_domain_init_types(m) || pv_fd_arr_init_types(m) ||
 	    pv_xrcd_init_types(m) || pv_mr_init_types(m) ||

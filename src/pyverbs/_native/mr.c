@@ -325,9 +325,11 @@ static PyObject *mr_write(PyObject *obj, PyObject *const *args,
 			  Py_ssize_t nargs, PyObject *kwnames)
 {
 	struct pv_mr *self = (struct pv_mr *)obj;
-	Py_ssize_t length, offset = 0;
+	Py_ssize_t length, offset = 0, n;
 	PyObject *v[3], *data;
+	const char *src;
 	Py_buffer view;
+	int ok = 0;
 	char *mem;
 
 	if (pv_wr_parse_vc(&mr_write_sig, args, nargs, kwnames, v))
@@ -341,39 +343,40 @@ static PyObject *mr_write(PyObject *obj, PyObject *const *args,
 		if (offset == -1 && PyErr_Occurred())
 			return NULL;
 	}
-	if (mr_check_range(self, length, offset) || !(mem = mr_mem(self)))
-		return NULL;
-	if (self->readonly)
-		return pv_raise_user("The MR's memory is a read-only buffer");
+	/* The data first: exporting a buffer may run Python code (a
+	 * __buffer__ method) that closes the MR. */
+	view.obj = NULL;
 	if (PyBytes_CheckExact(data)) {
-		if (length > PyBytes_GET_SIZE(data))
-			return pv_raise_user("length %zd exceeds the data's %zd "
-					     "bytes", length,
-					     PyBytes_GET_SIZE(data));
-		memcpy(mem + offset, PyBytes_AS_STRING(data), length);
-		Py_RETURN_NONE;
-	}
-	if (PyUnicode_Check(data)) {
-		Py_ssize_t n;
-		const char *s = PyUnicode_AsUTF8AndSize(data, &n);
-
-		if (!s)
+		src = PyBytes_AS_STRING(data);
+		n = PyBytes_GET_SIZE(data);
+	} else if (PyUnicode_Check(data)) {
+		src = PyUnicode_AsUTF8AndSize(data, &n);
+		if (!src)
 			return NULL;
-		if (length > n)
-			return pv_raise_user("length %zd exceeds the data's %zd "
-					     "bytes", length, n);
-		memcpy(mem + offset, s, length);
-		Py_RETURN_NONE;
+	} else {
+		if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+			return NULL;
+		src = view.buf;
+		n = view.len;
 	}
-	if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
-		return NULL;
-	if (length > view.len) {
+	if (mr_check_range(self, length, offset) || !(mem = mr_mem(self)))
+		goto out;
+	if (self->readonly) {
+		pv_raise_user("The MR's memory is a read-only buffer");
+		goto out;
+	}
+	if (length > n) {
+		pv_raise_user("length %zd exceeds the data's %zd bytes",
+			      length, n);
+		goto out;
+	}
+	memmove(mem + offset, src, length);
+	ok = 1;
+out:
+	if (view.obj)
 		PyBuffer_Release(&view);
-		return pv_raise_user("length %zd exceeds the data's %zd bytes",
-				     length, view.len);
-	}
-	memmove(mem + offset, view.buf, length);
-	PyBuffer_Release(&view);
+	if (!ok)
+		return NULL;
 	Py_RETURN_NONE;
 }
 

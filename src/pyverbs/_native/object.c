@@ -16,6 +16,38 @@
  *   raises.  Because a parent's list is not a weak registry, a parent that is
  *   collected as cyclic garbage still finds its children: PEP 442 runs every
  *   finalizer of a garbage cycle before any tp_clear.
+ *
+ * In use: no C handle is freed while a call is using it.
+ * - A call holds its object, and every handle object among its arguments,
+ *   in use from before it converts its arguments until it returns
+ *   (pv_use_begin/pv_use_end).  guard.c wraps every method, getter, setter
+ *   and __init__ of every handle type in such a use when the type is made,
+ *   so no method can forget it.  The few data-path methods it leaves out
+ *   (its table says which) convert all their arguments before their open
+ *   check and run no Python code from that check to their last use of a
+ *   handle: no argument conversion, no allocation of a GC object, no
+ *   DECREF that may free one, no GIL release but a post's (posting).
+ * - close() of an object, or of one of its ancestors, while this thread
+ *   holds the object in use is Python code run by the call itself (an
+ *   __index__, a __del__ run by the collector, an allocator callback): it
+ *   fails with PyverbsUserError and leaves everything open.
+ * - close() while only other threads hold uses waits for them, without
+ *   the GIL (they last as long as a call); a thread that holds uses of
+ *   its own refuses instead of waiting (two such threads would wait for
+ *   each other).  close() of an object that another thread is closing
+ *   waits for that close to finish.
+ * - A blocking call (get_cq_event, get_async_event, ...) marks its objects
+ *   busy: close() refuses, as it would wait for an event that may never
+ *   come.  A finalizer refused for a use or a blocking call does not leak:
+ *   the object is kept (resurrected) in a deferred list and closed when the
+ *   last use of the thread ends (pv_use_end).
+ * - While close() runs, the object reads as closed (PV_CLOSING) to every
+ *   method, so destroy() may release the GIL around a destroy that waits
+ *   for acks from other threads (ibv_destroy_cq/qp/srq/wq,
+ *   rdma_destroy_id).
+ * - An object that was opened once cannot be initialised again (guard.c
+ *   refuses __init__): C structs that cached one of its handles (an AH in
+ *   a SendWR) check the object open and so never meet a new handle.
  */
 #include "pyverbs.h"
 
@@ -46,10 +78,6 @@ static inline void list_del(struct pv_list *n)
 	n->prev = n->next = n;
 }
 
-#define link_of(n) \
-	((struct pv_parent_link *)((char *)(n) - \
-				   offsetof(struct pv_parent_link, node)))
-
 /* Free the extra links; none may be in use. */
 static void free_xparents(struct pv_obj *o)
 {
@@ -64,11 +92,149 @@ void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy)
 	list_init(&o->children);
 	o->nparents = 0;
 	free_xparents(o);	/* tp_alloc zeroed it, or a past life's */
-	o->closed = 1;
+	o->closed = PV_CLOSED;
 	o->closing = 0;
 	o->busy = 0;
 	o->posting = 0;
 	o->post_hold = 0;
+	o->closer = NULL;
+	/* uses, opened_once, init_opened and deferred outlive a second setup: a use may
+	 * hold the object across its __init__ */
+}
+
+/* ---- in use ---- */
+
+/*
+ * This thread's innermost use, in a thread-specific slot (Python's own
+ * TSS API: a __thread variable would make the extension need the dynamic
+ * loader's TLS entry points, tests/test_link.py).  A thread is named by
+ * its PyThreadState.
+ */
+static Py_tss_t uses_key = Py_tss_NEEDS_INIT;
+
+#define my_uses ((struct pv_use *)PyThread_tss_get(&uses_key))
+#define set_my_uses(u) PyThread_tss_set(&uses_key, (u))
+#define ME ((const void *)PyThreadState_Get())
+
+static PyObject *deferred;	/* list: objects whose finalizer deferred */
+static int running_deferred;
+
+void pv_use_begin(struct pv_use *u, struct pv_obj *o)
+{
+	Py_INCREF(o);
+	u->o = o;
+	u->prev = my_uses;
+	set_my_uses(u);
+	o->uses++;
+}
+
+static void run_deferred(void);
+
+void pv_use_end(struct pv_use *u)
+{
+	struct pv_obj *o = u->o;
+
+	set_my_uses(u->prev);
+	o->uses--;
+	if (!my_uses && deferred && PyList_GET_SIZE(deferred) &&
+	    !running_deferred)
+		run_deferred();
+	Py_DECREF(o);
+}
+
+/* Is o, or an object under it, in use by this thread (skipping 'skip'
+ * uses of o itself)? */
+static int used_by_me(struct pv_obj *o, int skip)
+{
+	struct pv_use *u;
+
+	for (u = my_uses; u; u = u->prev) {
+		if (u->o == o && skip) {
+			skip--;
+			continue;
+		}
+		if (pv_obj_descends_from(u->o, o))
+			return 1;
+	}
+	return 0;
+}
+
+#define link_of(n) \
+	((struct pv_parent_link *)((char *)(n) - \
+				   offsetof(struct pv_parent_link, node)))
+
+/* Over o and every object under it: is any busy (a blocking call)? how
+ * many uses do they hold? */
+static void subtree_marks(struct pv_obj *o, int *busy, long *uses)
+{
+	struct pv_list *n;
+
+	*busy |= o->busy != 0;
+	*uses += o->uses;
+	for (n = o->children.next; n != &o->children; n = n->next)
+		subtree_marks(link_of(n)->self, busy, uses);
+}
+
+/* Let other threads run for a moment (a wait for their uses or close). */
+static void wait_a_moment(void)
+{
+	Py_BEGIN_ALLOW_THREADS
+	sched_yield();
+	Py_END_ALLOW_THREADS
+}
+
+/*
+ * Objects whose finalizer could not close them (in use, or a blocking call
+ * on them or under them): kept alive in 'deferred' and closed once this
+ * thread holds no use.  One that still cannot be closed stays for later.
+ */
+static void defer_close(struct pv_obj *o)
+{
+	if (!deferred) {
+		deferred = PyList_New(0);
+		if (!deferred)
+			return;
+	}
+	if (PyList_Append(deferred, (PyObject *)o))
+		return;
+	o->deferred = 1;
+}
+
+static int close_checked(struct pv_obj *o, int skip);
+static void unlink_parents(struct pv_obj *o);
+static void wait_posts(struct pv_obj *o);
+
+static void run_deferred(void)
+{
+	PyObject *et, *ev, *tb, *todo;
+	Py_ssize_t i;
+
+	running_deferred = 1;
+	PyErr_Fetch(&et, &ev, &tb);
+	todo = deferred;
+	deferred = PyList_New(0);
+	if (!deferred) {
+		PyErr_Clear();
+		deferred = todo;
+		goto out;
+	}
+	for (i = 0; i < PyList_GET_SIZE(todo); i++) {
+		struct pv_obj *o = PV_OBJ(PyList_GET_ITEM(todo, i));
+		int rc;
+
+		o->deferred = 0;
+		rc = close_checked(o, 0);
+		if (rc == -2) {
+			PyErr_Clear();
+			defer_close(o);
+		} else if (rc) {
+			PyErr_WriteUnraisable((PyObject *)o);
+		}
+	}
+	Py_DECREF(todo);	/* may free the closed objects */
+out:
+	PyErr_Restore(et, ev, tb);
+	running_deferred = 0;
 }
 
 /* Wait, without the GIL, for the posts running on o without it; from now
@@ -164,7 +330,7 @@ PyObject *pv_unimport(struct pv_obj *o, int imported)
 	if (!imported)
 		return pv_raise_user("This %s was not imported",
 				     _PyType_Name(Py_TYPE(o)));
-	if (pv_close(o))
+	if (pv_close_own(o))
 		return NULL;
 	Py_RETURN_NONE;
 }
@@ -231,40 +397,94 @@ again:
 	return 0;
 }
 
-int pv_close(struct pv_obj *o)
+/*
+ * Wait for what stops o's close from going on now, or refuse.  Returns 0
+ * when close() may start, 1 after a wait (look again), -2 with
+ * PyverbsUserError when it cannot close now (the finalizer defers).
+ */
+static int close_gate(struct pv_obj *o, int skip)
 {
-	if (o->closed) {
-		/* A never-opened object can still hold parent links (a
-		 * constructor that failed after linking). */
-		if (o->nparents)
-			unlink_parents(o);
-		return 0;
+	const char *name = Py_TYPE(o)->tp_name;
+	long uses = 0;
+	int busy = 0;
+
+	if (o->closed == PV_CLOSING) {
+		if (my_uses) {
+			pv_raise_user("%s cannot be closed: another thread is "
+				      "closing it while this one is using "
+				      "objects", name);
+			return -2;
+		}
+		wait_a_moment();
+		return 1;
 	}
-	if (o->closing)
-		return 0;
-	if (o->posting)
+	if (used_by_me(o, skip)) {
+		pv_raise_user("%s cannot be closed from inside a call that is "
+			      "using it or an object under it", name);
+		return -2;
+	}
+	subtree_marks(o, &busy, &uses);
+	if (busy) {
+		pv_raise_user("%s cannot be closed: a blocking call is using "
+			      "it or an object under it", name);
+		return -2;
+	}
+	uses -= skip;
+	if (uses > 0) {
+		if (my_uses) {
+			pv_raise_user("%s cannot be closed: another thread is "
+				      "using it while this one is using "
+				      "objects", name);
+			return -2;
+		}
+		wait_a_moment();
+		return 1;
+	}
+	if (o->posting) {
 		wait_posts(o);
-	if (o->closed || o->closing)	/* another thread closed it meanwhile */
-		return 0;
-	if (o->busy) {
-		pv_raise_user("%s cannot be closed: a blocking call is using it",
-			      Py_TYPE(o)->tp_name);
-		return -1;
+		return 1;
 	}
+	return 0;
+}
+
+/* pv_close() proper.  skip: uses of o by this thread that do not count.
+ * Returns 0, -1, or -2 (refused for a use or a blocking call; the
+ * PyverbsUserError set). */
+static int close_checked(struct pv_obj *o, int skip)
+{
+	int rc;
+
+	for (;;) {
+		if (o->closed == PV_CLOSED) {
+			/* A never-opened object can still hold parent links
+			 * (a constructor that failed after linking). */
+			if (o->nparents && o->uses <= skip)
+				unlink_parents(o);
+			return 0;
+		}
+		if (o->closed == PV_CLOSING && o->closer == ME)
+			return 0;	/* our own close, re-entered */
+		rc = close_gate(o, skip);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			break;
+	}
+	o->closed = PV_CLOSING;
 	o->closing = 1;
+	o->closer = ME;
 	/* Keep ourselves alive while children drop their references. */
 	Py_INCREF(o);
 	while (!list_empty(&o->children)) {
 		/* newest child first */
 		struct pv_obj *child = link_of(o->children.prev)->self;
-		int rc;
 
 		Py_INCREF(child);
-		rc = pv_close(child);
+		rc = close_checked(child, 0);
 		/* A child that is closing already called back into Python
 		 * from its destroy (a parent domain's free_func) and that
 		 * code closes us: the child stays linked until it returns. */
-		if (!rc && child->closing) {
+		if (!rc && child->closing && child->closer == ME) {
 			pv_raise_user("%s cannot be closed while its child %s "
 				      "is being closed",
 				      Py_TYPE(o)->tp_name,
@@ -272,22 +492,38 @@ int pv_close(struct pv_obj *o)
 			rc = -1;
 		}
 		Py_DECREF(child);
+		if (rc)
+			goto failed;
+	}
+	if (o->destroy) {
+		rc = o->destroy(o);
 		if (rc) {
-			o->closing = 0;
-			Py_DECREF(o);
-			return -1;
+			rc = rc == -2 ? -2 : -1;
+			goto failed;
 		}
 	}
-	if (o->destroy && o->destroy(o)) {
-		o->closing = 0;
-		Py_DECREF(o);
-		return -1;
-	}
-	o->closed = 1;
+	o->closed = PV_CLOSED;
 	o->closing = 0;
+	o->closer = NULL;
 	unlink_parents(o);
 	Py_DECREF(o);
 	return 0;
+failed:
+	o->closed = 0;
+	o->closing = 0;
+	o->closer = NULL;
+	Py_DECREF(o);
+	return rc;
+}
+
+int pv_close(struct pv_obj *o)
+{
+	return close_checked(o, 0) ? -1 : 0;
+}
+
+int pv_close_own(struct pv_obj *o)
+{
+	return close_checked(o, 1) ? -1 : 0;
 }
 
 int pv_obj_traverse(struct pv_obj *o, visitproc visit, void *arg)
@@ -326,11 +562,19 @@ void pv_obj_finalize(PyObject *self)
 	struct pv_obj *o = PV_OBJ(self);
 	PyObject *et, *ev, *tb;
 
-	if (o->closed && !o->nparents)
+	int rc;
+
+	if (o->closed == PV_CLOSED && !o->nparents)
 		return;
 	PyErr_Fetch(&et, &ev, &tb);
-	if (pv_close(o))
+	rc = close_checked(o, 0);
+	if (rc == -2) {
+		/* in use, or a blocking call: closed later, not leaked */
+		PyErr_Clear();
+		defer_close(o);
+	} else if (rc) {
 		PyErr_WriteUnraisable(self);
+	}
 	PyErr_Restore(et, ev, tb);
 }
 
@@ -552,6 +796,11 @@ static PyMethodDef obj_functions[] = {
 
 int pv_object_init_types(PyObject *m)
 {
+	if (!PyThread_tss_is_created(&uses_key) &&
+	    PyThread_tss_create(&uses_key)) {
+		PyErr_NoMemory();
+		return -1;
+	}
 	if (pv_add_type(m, &pobj_spec, NULL, &pv.PyverbsObject) ||
 	    pv_add_type(m, &cm_spec, pv.PyverbsObject, &pv.PyverbsCM))
 		return -1;

@@ -67,7 +67,9 @@ struct pv_parent_link {
  * is called by pv_close() after every child is closed and before the links
  * to the parents are dropped.  It returns 0, or -1 with an exception set, in
  * which case the object stays open (and linked) so that the caller can
- * retry.
+ * retry; -2 (PyverbsUserError set) says that a blocking call elsewhere
+ * stops it for now, so that a finalizer defers the close instead of
+ * leaking.
  */
 typedef int (*pv_destroy_fn)(struct pv_obj *self);
 
@@ -82,12 +84,23 @@ struct pv_obj {
 	struct pv_parent_link *xparents;	/* links PV_MAX_PARENTS.. */
 	unsigned int nxparents;	/* room in xparents */
 	unsigned int nparents;	/* links in use, both arrays */
-	unsigned char closed;	/* close() has completed, or never opened */
+	/* PV_CLOSED when close() has completed or the object was never
+	 * opened, PV_CLOSING while close() runs (children, then destroy():
+	 * every method already sees the object closed), 0 when open */
+	unsigned char closed;
 	unsigned char closing;	/* close() is cascading through children */
+	unsigned char opened_once;	/* pv_obj_opened() was called */
+	unsigned char init_opened;	/* by an __init__: another is refused */
+	unsigned char deferred;	/* in the deferred-close list (object.c) */
 	int busy;		/* blocking calls running with the GIL released */
 	int posting;		/* posts running with the GIL released */
 	unsigned char post_hold;	/* close() waits: posts keep the GIL */
+	int uses;		/* calls holding the object in use (pv_use) */
+	const void *closer;	/* the thread running close(), while closing */
 };
+
+#define PV_CLOSED 1
+#define PV_CLOSING 2
 
 #define PV_OBJ(o) ((struct pv_obj *)(o))
 
@@ -101,6 +114,7 @@ void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy);
 static inline void pv_obj_opened(struct pv_obj *o)
 {
 	o->closed = 0;
+	o->opened_once = 1;
 }
 
 /* Link child to parent: takes a strong reference to parent.  Fails (user
@@ -124,8 +138,29 @@ int pv_obj_close_children_if(struct pv_obj *o,
 			     void *arg);
 
 /* Close children (newest first), destroy, then drop the parent links.
- * Idempotent.  Returns 0 or -1 with an exception set. */
+ * Idempotent.  Returns 0 or -1 with an exception set (PyverbsUserError
+ * when o, or an object under it, is in use by a call of this thread or
+ * by a blocking call: see "In use" in object.c). */
 int pv_close(struct pv_obj *o);
+/* pv_close() from inside a method of o itself (unimport(), a failed
+ * __init__, dealloc_*()): the innermost use of o by this thread, the
+ * method's own, does not count. */
+int pv_close_own(struct pv_obj *o);
+
+/*
+ * In use (object.c): a call holds an object in use from before its
+ * arguments are converted until it returns; close() of the object or of
+ * an ancestor refuses while this thread holds it (the call's own Python
+ * code: an argument's __index__, a __del__ run by the collector) and
+ * waits while another thread does.  Methods of handle types are wrapped
+ * in a use by guard.c; a struct pv_use lives on the caller's C stack.
+ */
+struct pv_use {
+	struct pv_use *prev;	/* this thread's previous use */
+	struct pv_obj *o;	/* strong reference */
+};
+void pv_use_begin(struct pv_use *u, struct pv_obj *o);
+void pv_use_end(struct pv_use *u);
 
 /* Raise PyverbsUserError("<Type> is closed") and return -1 if o is closed. */
 int pv_check_open_slow(struct pv_obj *o);
@@ -149,6 +184,19 @@ static inline void pv_busy_leave(struct pv_obj *o)
 {
 	o->busy--;
 }
+
+/*
+ * Run a destroy that may wait for another thread (ibv_destroy_cq/qp/srq/wq
+ * and rdma_destroy_id wait until every event of the object is acked; an
+ * event reader acks after taking the GIL back) without the GIL.  Inside
+ * destroy() the object reads as closed to every method (PV_CLOSING), so
+ * nothing else touches it meanwhile; errno survives the GIL's return.
+ */
+#define PV_WITHOUT_GIL(stmt)                                             \
+	do {                                                             \
+		Py_BEGIN_ALLOW_THREADS stmt;                             \
+		Py_END_ALLOW_THREADS                                     \
+	} while (0)
 
 /* unimport() of an imported PD, MR, DM...: close o, which releases the
  * handle without destroying it; refused (user error) unless imported.
@@ -640,6 +688,11 @@ extern struct pv_state pv;
  * Create a heap type from spec, with the given base (NULL: object), store
  * it in *slot and add it to module m under its short name.
  */
+/* guard.c: wrap the methods, getters, setters and __init__ of a handle
+ * type's spec (base a PyverbsCM) in uses; nothing for other types.  Call
+ * before making the type; pv_add_type() does.  0 or -1. */
+int pv_guard_spec(PyType_Spec *spec, PyTypeObject *base);
+int pv_guard_init(PyObject *m);
 int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 		PyTypeObject **slot);
 

@@ -35,7 +35,7 @@ int pv_qp_destroy(struct pv_obj *o)
 		self->mcast = m->next;
 		PyMem_Free(m);
 	}
-	rc = ibv_destroy_qp(self->qp);	/* returns errno */
+	PV_WITHOUT_GIL(rc = ibv_destroy_qp(self->qp)); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_qp", "Failed to destroy QP");
 		return -1;
@@ -468,7 +468,7 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 	for (i = 0; i < nlinks; i++)
 		if (pv_obj_link(&self->obj, links[i])) {
 			pv_qp_destroy(&self->obj);
-			pv_close(&self->obj);	/* drops the links made */
+			pv_close_own(&self->obj);	/* drops the links made */
 			return -1;
 		}
 	self->pd = pd;
@@ -500,7 +500,7 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 			PyObject *et, *ev, *tb;
 
 			PyErr_Fetch(&et, &ev, &tb);
-			if (pv_close(&self->obj))
+			if (pv_close_own(&self->obj))
 				PyErr_WriteUnraisable(obj);
 			PyErr_Restore(et, ev, tb);
 			return -1;

@@ -150,7 +150,7 @@ int pv_qpx_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 			pv_raise_errno("ibv_qp_to_qp_ex",
 				       "Failed to create extended QP");
 			PyErr_Fetch(&et, &ev, &tb);
-			if (pv_close(&self->qp.obj))
+			if (pv_close_own(&self->qp.obj))
 				PyErr_WriteUnraisable(obj);
 			PyErr_Restore(et, ev, tb);
 			return -1;
@@ -660,8 +660,10 @@ static PyObject *qpx_wr_set_ud_addr(QPX_FC_PARAMS)
 		return NULL;
 	}
 	ah = (struct pv_ah *)o[0];
-	if (!qpx_batch(obj) || pv_check_open(&ah->obj) ||
-	    qpx_hold(self, o[0]))
+	/* held first: making the list may run the collector, whose
+	 * finalizers may close the AH (QPX_CALL checks the QP again) */
+	if (!qpx_batch(obj) || qpx_hold(self, o[0]) ||
+	    pv_check_open(&ah->obj))
 		return NULL;
 	QPX_CALL(obj, wr_set_ud_addr, ah->ah, (uint32_t)u[1],
 		 (uint32_t)u[2]);

@@ -222,7 +222,7 @@ static int srq_destroy(struct pv_obj *o)
 
 	if (!self->srq)
 		return 0;
-	rc = ibv_destroy_srq(self->srq);	/* returns errno */
+	PV_WITHOUT_GIL(rc = ibv_destroy_srq(self->srq)); /* errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_srq", "Failed to destroy SRQ");
 		return -1;
@@ -371,7 +371,7 @@ static int srq_init(PyObject *obj, PyObject *args, PyObject *kw)
 			PyErr_Fetch(&et, &ev, &tb);
 			if (srq_destroy(&self->obj))
 				PyErr_WriteUnraisable(obj);
-			pv_close(&self->obj);	/* drops the links made */
+			pv_close_own(&self->obj);	/* drops the links made */
 			PyErr_Restore(et, ev, tb);
 			return -1;
 		}

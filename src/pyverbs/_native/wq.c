@@ -217,7 +217,7 @@ static int wq_destroy(struct pv_obj *o)
 
 	if (!self->wq)
 		return 0;
-	rc = ibv_destroy_wq(self->wq);	/* returns errno */
+	PV_WITHOUT_GIL(rc = ibv_destroy_wq(self->wq)); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_wq", "Failed to dealloc WQ");
 		return -1;
@@ -292,7 +292,7 @@ static int wq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	for (i = 0; i < 3; i++)
 		if (pv_obj_link(&self->obj, links[i])) {
 			wq_destroy(&self->obj);
-			pv_close(&self->obj);	/* drops the links made */
+			pv_close_own(&self->obj);	/* drops the links made */
 			return -1;
 		}
 	pv_set_slot(&self->wq_context, ia->wq_context ? ia->wq_context :
@@ -696,7 +696,7 @@ static int rit_init(PyObject *obj, PyObject *args, PyObject *kw)
 		goto fail;
 	if (err) {
 		rit_destroy(&self->obj);
-		pv_close(&self->obj);	/* drops the links made */
+		pv_close_own(&self->obj);	/* drops the links made */
 		goto fail;
 	}
 	Py_XSETREF(self->wqs, wqs);

@@ -72,6 +72,7 @@ static int cmid_destroy(struct pv_obj *o)
 {
 	struct pv_cmid *self = CMID(o);
 	struct rdma_cm_id *id = self->id;
+	int rc;
 
 	if (!id)
 		return 0;
@@ -93,11 +94,13 @@ static int cmid_destroy(struct pv_obj *o)
 		mc_forget(self, sa);
 	}
 	if (self->sync) {
-		rdma_destroy_ep(id);	/* void: QP, SRQ, CQs and id */
+		/* void: QP, SRQ, CQs and id */
+		PV_WITHOUT_GIL(rdma_destroy_ep(id));
 	} else {
 		if (id->qp)
 			rdma_destroy_qp(id);	/* void */
-		if (rdma_destroy_id(id)) {	/* -1 + errno */
+		PV_WITHOUT_GIL(rc = rdma_destroy_id(id));
+		if (rc) {	/* -1 + errno */
 			pv_raise_errno("rdma_destroy_id",
 				       "Failed to close CMID");
 			return -1;
@@ -266,7 +269,7 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 	if (pd)
 		pv_set_slot(&self->pd, pdo);
 	if (cmid_own_qp(self, cqs))
-		return (pv_close(&self->obj), -1);
+		return (pv_close_own(&self->obj), -1);
 	return 0;
 }
 
@@ -1221,6 +1224,8 @@ int pv_cm_init_types(PyObject *m)
 	if (PyModule_AddIntConstant(m, "_HAVE_RDMACM", 1) ||
 	    pv_cm_event_init_types(m) ||
 	    pv_add_type(m, &cmid_spec, pv.PyverbsCM, &pv.CMID))
+		return -1;
+	if (pv_guard_spec(&cm_qp_spec, pv.PyverbsCM))
 		return -1;
 	cm_qp_type = (PyTypeObject *)PyType_FromSpecWithBases(
 		&cm_qp_spec, (PyObject *)pv.PyverbsCM);

@@ -469,7 +469,7 @@ static PyObject *ev_ack(PyObject *obj, PyObject *unused)
 {
 	struct pv_cm_event *self = (struct pv_cm_event *)obj;
 
-	if (pv_check_open(&self->obj) || pv_close(&self->obj))
+	if (pv_check_open(&self->obj) || pv_close_own(&self->obj))
 		return NULL;
 	Py_RETURN_NONE;
 }

@@ -742,7 +742,7 @@ static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args,
 		return pv_raise_errno("munmap", "Failed to unmap the DM "
 				      "operation address");
 	/* nothing is mapped at addr any more */
-	if (pv_close(&self->obj))
+	if (pv_close_own(&self->obj))
 		return NULL;
 	Py_RETURN_NONE;
 }

@@ -794,6 +794,8 @@ int pv_mlx5_flow_init_types(PyObject *m)
 {
 	PyTypeObject *flow;
 
+	if (pv_guard_spec(&fah_spec, pv.PyverbsCM))
+		return -1;
 	handle_type = (PyTypeObject *)PyType_FromSpecWithBases(
 		&fah_spec, (PyObject *)pv.PyverbsCM);
 	if (!handle_type)
