@@ -134,7 +134,7 @@ class EvilInt:
     sleeping without the GIL, or collecting) and then returns value."""
 
     def __init__(self, t, value, rng, victims=()):
-        self.t, self.value, self.victims = t, value, victims
+        self.t, self.value, self.victims = t, int(value), victims
         self.rng = random.Random(rng.random())
 
     def __index__(self):
