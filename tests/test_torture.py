@@ -110,6 +110,26 @@ def kind_of_exc(ex):
     return type(ex).__name__
 
 
+def kernel_stacks():
+    """Where each thread is in the kernel (/proc/self/task: the syscall,
+    wchan and, as root, the kernel stack): read at once, unlike gdb."""
+    out = []
+    for tid in sorted(os.listdir('/proc/self/task'), key=int):
+        base = f'/proc/self/task/{tid}/'
+        info = []
+        for name in ('syscall', 'wchan', 'stack'):
+            try:
+                with open(base + name) as f:
+                    info.append(f'{name}: ' + f.read().strip())
+            except OSError as ex:
+                info.append(f'{name}: ({ex.strerror})')
+        out.append(f'task {tid} ' + ' | '.join(
+            x.replace('\n', ' <- ') for x in info))
+    sys.stderr.write('\n*** kernel side of each thread:\n' +
+                     '\n'.join(out) + '\n')
+    sys.stderr.flush()
+
+
 def native_stacks():
     """Every thread's C stack (gdb, when installed): a Python stack does
     not show where a call is blocked inside the library."""
@@ -222,6 +242,7 @@ class Torture:
         self.mw_type2 = None        # None: unknown, str: skip reason
         self.cm_port = 20000 + (seed * 37) % 20000
         self.tl = threading.local()     # tl.op: the thread's operation
+        self.current = {}               # thread name: its operation
 
     # --------------------------------------------------------- bookkeeping
     def count(self, what, outcome):
@@ -280,6 +301,11 @@ class Torture:
     # --------------------------------------------------------------- chaos
     def chaos(self, rng, where, victims=()):
         """What a hostile callback does before returning a valid value."""
+        if self.lock._is_owned():
+            # a collection inside the test's own bookkeeping: closing
+            # there would hold up every thread waiting for the pool lock
+            self.count('chaos-' + where, 'under-pool-lock')
+            return
         r = rng.random()
         try:
             if r < 0.35:
@@ -707,6 +733,7 @@ class Torture:
             else:
                 fn = getattr(self, 'op_' + op)
             self.tl.op = op
+            self.current[f'{name}/{threading.get_native_id()}'] = op
             self.call(op, fn, rng)
             self.progress[name] = time.monotonic()
 
@@ -855,9 +882,11 @@ class Torture:
                 continue
             if now - self.progress.get(t.name, now) > STALL:
                 sys.stderr.write(f'\n*** torture seed {self.seed}: thread '
-                                 f'{t.name} made no progress for {STALL} s; '
+                                 f'{t.name} made no progress for {STALL} s '
+                                 f'(operations: {self.current}); '
                                  'all stacks:\n')
                 faulthandler.dump_traceback(all_threads=True)
+                kernel_stacks()
                 native_stacks()
                 self.fail(f'thread {t.name} hung (no progress for {STALL} s)')
                 return True
@@ -963,6 +992,7 @@ class Torture:
                 sys.stderr.write(f'\n*** torture seed {self.seed}: thread '
                                  f'{t.name} did not end; all stacks:\n')
                 faulthandler.dump_traceback(all_threads=True)
+                kernel_stacks()
                 native_stacks()
                 self.fail(f'thread {t.name} did not end')
                 self.stuck = True
