@@ -50,7 +50,7 @@ static const struct {
 	  "wr_set_sge wr_id wr_flags " },
 	{ "pyverbs.srq.SRQ", " post_recv " },
 	{ "pyverbs.wq.WQ", " post_recv " },
-	{ "pyverbs.mr.MR", " read write " },
+	{ "pyverbs.mr.MR", " read write lkey rkey buf length " },
 };
 
 /* Methods that are never guarded, whatever the type. */

@@ -51,7 +51,7 @@
  */
 #include "pyverbs.h"
 
-#include <sched.h>
+#include <time.h>
 
 static inline void list_init(struct pv_list *h)
 {
@@ -175,11 +175,15 @@ static void subtree_marks(struct pv_obj *o, int *busy, long *uses)
 		subtree_marks(link_of(n)->self, busy, uses);
 }
 
-/* Let other threads run for a moment (a wait for their uses or close). */
+/* Let other threads run for a moment (a wait for their uses or close):
+ * a short sleep rather than a yield, so that a thread that needs the GIL
+ * to end its call surely gets it. */
 static void wait_a_moment(void)
 {
+	static const struct timespec ts = { 0, 20000 };	/* 20 us */
+
 	Py_BEGIN_ALLOW_THREADS
-	sched_yield();
+	nanosleep(&ts, NULL);
 	Py_END_ALLOW_THREADS
 }
 
@@ -242,11 +246,8 @@ out:
 static void wait_posts(struct pv_obj *o)
 {
 	o->post_hold = 1;
-	while (o->posting) {
-		Py_BEGIN_ALLOW_THREADS
-		sched_yield();
-		Py_END_ALLOW_THREADS
-	}
+	while (o->posting)
+		wait_a_moment();
 }
 
 int pv_obj_link(struct pv_obj *child, struct pv_obj *parent)
