@@ -197,21 +197,34 @@ def test_collector_closes_qp_inside_query(ctx):
 
 # ---- 3. a blocking destroy and an event reader ----
 
-def test_close_cq_while_reader_needs_the_gil(ctx, watchdog):
-    """rxe reports the overflow of a CQ as IBV_EVENT_CQ_ERR; the listener
-    thread reads it without the GIL and acks it after taking the GIL back.
-    This thread keeps the GIL (switch interval 100 s, a busy loop) until
-    the event is surely read, then closes the CQ: ibv_destroy_cq() waits
-    for the ack, so it must run without the GIL."""
+def overflow_cq(ctx):
+    """A UD pair whose send CQ (depth 1) overflows: rxe reports
+    IBV_EVENT_CQ_ERR.  Returns the pair (to close)."""
     a, b = pair(ctx, e.IBV_QPT_UD, msg_size=64, depth=32, cq_depth=1)
+    for i in range(a.cq.cqe + 8):
+        try:
+            a.qp.post_send(send_wr(a, b'overflow', wr_id=i))
+        except PyverbsError:
+            break           # the QP went to error
+    return a, b
+
+
+def test_close_cq_while_reader_needs_the_gil(ctx, watchdog):
+    """The listener thread reads the CQ_ERR event without the GIL and acks
+    it after taking the GIL back.  This thread keeps the GIL (switch
+    interval 100 s, a busy loop) until the event is surely read, then
+    closes the CQ: ibv_destroy_cq() waits for the ack, so it must run
+    without the GIL."""
     got = []
+    stop = threading.Event()
 
     def listen():
-        try:
-            while True:
+        while not stop.is_set():
+            try:
                 got.append(ctx.get_async_event())
-        except PyverbsError as ex:
-            got.append(ex)
+            except PyverbsError as ex:
+                got.append(ex)
+                return
 
     t = threading.Thread(target=listen, daemon=True)
     t.start()
@@ -219,11 +232,7 @@ def test_close_cq_while_reader_needs_the_gil(ctx, watchdog):
     old = sys.getswitchinterval()
     sys.setswitchinterval(100)
     try:
-        for i in range(a.cq.cqe + 8):
-            try:
-                a.qp.post_send(send_wr(a, b'overflow', wr_id=i))
-            except PyverbsError:
-                break
+        a, b = overflow_cq(ctx)
         end = time.monotonic() + 1.0
         while time.monotonic() < end:
             pass            # keep the GIL while the event arrives
@@ -232,7 +241,13 @@ def test_close_cq_while_reader_needs_the_gil(ctx, watchdog):
         sys.setswitchinterval(old)
     a.close()
     b.close()
-    time.sleep(0.3)
+    assert t.is_alive()
+    stop.set()
+    while t.is_alive():     # one more event lets the listener see stop
+        a, b = overflow_cq(ctx)
+        t.join(2)
+        a.close()
+        b.close()
     assert any(getattr(ev, 'event_type', None) == e.IBV_EVENT_CQ_ERR
                for ev in got), got
 

@@ -1197,6 +1197,21 @@ def test_torture(dev_name, accept_local, seed):
     assert any(op.startswith('chaos-close') for op in ops), sorted(ops)
 
 
+def test_torture_debug_allocator(dev_name, accept_local):
+    """Two more seeds in child processes under CPython's debug allocator
+    (freed memory is filled, so a use after free reads garbage at once).
+    The sanitizer stage of tools/run-tests runs the whole module against
+    the ASan+UBSan build too."""
+    r = subprocess.run(
+        [sys.executable, '-X', 'faulthandler', os.path.abspath(__file__),
+         '--seeds', '2', '--first', '101', '--seconds', str(SECONDS),
+         '--dev', dev_name],
+        env=dict(os.environ, PYTHONMALLOC='debug'), capture_output=True,
+        text=True, timeout=2 * (SECONDS + 180))
+    assert r.returncode == 0, (r.stdout[-3000:], r.stderr[-3000:])
+    assert '2 of 2 seeds passed' in r.stdout, r.stdout[-3000:]
+
+
 # ---------------------------------------------------------------- script
 
 def main(argv=None):
