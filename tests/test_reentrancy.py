@@ -70,7 +70,22 @@ import threading
 import time
 import types
 
-import pytest
+if __name__ == '__main__':
+    class _Stub:
+        """pytest's decorators as no-ops: the child process (this file run
+        as a script) does not import pytest, which costs seconds in the
+        VM."""
+
+        def __getattr__(self, name):
+            return self
+
+        def __call__(self, *args, **kwargs):
+            if len(args) == 1 and callable(args[0]) and not kwargs:
+                return args[0]
+            return self
+    pytest = _Stub()
+else:
+    import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UNIT_TIMEOUT = 30          # seconds one (class, member, pass) may take
@@ -953,6 +968,9 @@ def _call_once(res, unit, live, args, trig, pass_):
     print(f'CALL {desc}', flush=True)
     res.calls += 1
     if pass_ == 'gc':
+        # everything older is frozen, so that each (full) collection
+        # costs only what the call allocates
+        gc.freeze()
         gc.set_threshold(1, 1, 1)
         make_garbage(trig.action, gc_count)
     try:
@@ -1098,15 +1116,20 @@ def child_main(argv):
     """python3 test_reentrancy.py child MODE START CLASSKEY..."""
     mode, start = argv[0], int(argv[1])
     keys = argv[2:]
-    classes = native_classes()
-    if keys != ['ALL']:
-        classes = {k: classes[k] for k in keys}
+    if keys == ['ALL']:
+        classes = native_classes()
+    else:                   # only the modules named: a walk costs seconds
+        classes = {}        # in the VM
+        for k in keys:
+            mod, _, name = k.rpartition('.')
+            classes[k] = getattr(importlib.import_module(mod), name)
     units = plan(classes, mode)
     print(f'PLAN {len(units)}', flush=True)
     for k, unit in enumerate(units):
         if k < start:
             continue
         print(f'UNIT {k} {unit}', flush=True)
+        t0 = time.monotonic()
         faulthandler.dump_traceback_later(UNIT_TIMEOUT, exit=True)
         try:
             res = run_one(unit, mode)
@@ -1119,7 +1142,7 @@ def child_main(argv):
         for f in res.fails:
             print(f'FAIL {k} {f}'.replace('\n', ' '), flush=True)
         print(f'DONE {k} {unit.pass_} {res.calls} {res.fired} '
-              f'{res.refused}', flush=True)
+              f'{res.refused} {time.monotonic() - t0:.3f}', flush=True)
     print('END', flush=True)
     return 0
 
@@ -1236,6 +1259,9 @@ class Report:
         self.fails = []           # (unit text, message)
         self.crashes = []         # (unit text, what, last call, stderr tail)
         self.units = {}
+        self.times = {}           # unit text -> seconds
+        self.children = 0         # child processes run
+        self.wall = 0.0
 
 
 def _signame(rc):
@@ -1256,8 +1282,11 @@ def run_children(keys, mode, timeout=None, env=None):
     for _ in range(MAX_RESUMES):
         cmd = [sys.executable, '-X', 'faulthandler', os.path.abspath(
             __file__), 'child', mode, str(start)] + list(keys)
+        t0 = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True,
                            env=environ, timeout=timeout, cwd=HERE)
+        rep.children += 1
+        rep.wall += time.monotonic() - t0
         last_unit = None
         last_call = None
         ended = False
@@ -1282,6 +1311,7 @@ def run_children(keys, mode, timeout=None, env=None):
                 rep.calls[pass_] += int(f[2])
                 rep.fired[pass_] += int(f[3])
                 rep.refused[pass_] += int(f[4])
+                rep.times[rep.units.get(k, k)] = float(f[5])
                 last_unit = None
             elif tag == 'END':
                 ended = True
@@ -1319,6 +1349,9 @@ def format_report(rep, title):
            f'done; calls per pass ' + ', '.join(
                f'{p} {rep.calls[p]} (hooks fired {rep.fired[p]}, closes '
                f'refused {rep.refused[p]})' for p in PASSES)]
+    slow = sorted(rep.times.items(), key=lambda x: -x[1])[:3]
+    out.append(f'   {rep.children} child runs, {rep.wall:.1f} s; slowest '
+               'units: ' + ', '.join(f'{u} {t:.2f} s' for u, t in slow))
     for unit, what, call, stack in rep.crashes:
         out.append(f'CRASH {unit}: {what}; last call: {call}; {stack}')
     for unit, msg in rep.fails:
@@ -1468,29 +1501,67 @@ def test_host(capsys):
     assert not missing, f'{len(missing)} units not run ({crashed})'
 
 
+CM_CLASSES = ('CMID', 'CMEvent', 'CMEventChannel', 'AddrInfo')
+
+
 def _device_classes():
+    """The classes with a live factory that this build and machine can
+    make: the rdma_cm ones need librdmacm, DmaBuf a DRM device (vgem)."""
+    from pyverbs import _verbs
     found = classes()
-    return [k for k, c in found.items() if c.__name__ in LIVE_FACTORIES]
+    out = []
+    for k, c in found.items():
+        if c.__name__ not in LIVE_FACTORIES:
+            continue
+        if (c.__name__ in CM_CLASSES and
+                not getattr(_verbs, '_HAVE_RDMACM', 0)):
+            continue
+        if c.__name__ == 'DmaBuf' and not os.path.exists('/dev/dri'):
+            continue
+        out.append(k)
+    return out
+
+
+_DEVICE = {}
+
+
+def device_report(dev_name):
+    """One child over every class with a live factory (a child start costs
+    seconds in the VM), resumed after each crash; per-class tests below
+    read their units from it."""
+    if 'rep' not in _DEVICE:
+        _DEVICE['rep'] = run_children(_device_classes(), 'device',
+                                      timeout=900,
+                                      env={'PYVERBS_TEST_DEV': dev_name})
+    return _DEVICE['rep']
+
+
+def _of_class(text, name):
+    return text.split('.', 1)[0].split('#', 1)[0] == name
 
 
 @pytest.mark.device
-@pytest.mark.parametrize('key', _device_classes(),
+@pytest.mark.parametrize('key', _device_classes() if __name__ != '__main__'
+                         else [],
                          ids=lambda k: k.rsplit('.', 1)[-1])
 def test_live(key, dev_name, capsys):
     """Every member of a live object of this class on rxe, in all four
-    passes, in a child process of its own."""
-    if (key.endswith(('CMID', 'CMEvent', 'CMEventChannel', 'AddrInfo'))
-            and not getattr(__import__('pyverbs._verbs').
-                            _verbs, '_HAVE_RDMACM', 0)):
-        pytest.skip('built without librdmacm')
-    if key.endswith('DmaBuf') and not os.path.exists('/dev/dri'):
-        pytest.skip('no DRM device (vgem) for DmaBuf')
-    rep = run_children([key], 'device', timeout=400,
-                       env={'PYVERBS_TEST_DEV': dev_name})
-    with capsys.disabled():
-        print('\n' + format_report(rep, key))
-    assert not rep.crashes and not rep.fails, format_report(rep, key)
-    assert rep.done == set(range(rep.planned))
+    passes (all classes in one child process, resumed after a crash)."""
+    name = key.rsplit('.', 1)[-1]
+    rep = device_report(dev_name)
+    crashes = [c for c in rep.crashes if _of_class(c[0], name)]
+    fails = [f for f in rep.fails if _of_class(f[0], name)]
+    units = [k for k, t in rep.units.items() if _of_class(t, name)]
+    if not _DEVICE.get('printed'):      # once: the whole summary
+        _DEVICE['printed'] = True
+        with capsys.disabled():
+            print('\n' + format_report(rep, 'device (all classes)'))
+    out = [f'CRASH {u}: {w}; last call: {c}; {st}'
+           for u, w, c, st in crashes]
+    out += [f'WRONG {u}: {m}' for u, m in fails]
+    assert not out, '\n'.join(out)
+    assert units, f'no unit of {name} ran'
+    assert set(units) <= rep.done
 
 
 def report_main(argv):
@@ -1498,9 +1569,11 @@ def report_main(argv):
     found = native_classes()
     print(counts(found))
     if '--device' in argv:
-        for key in [k for k, c in found.items()
-                    if c.__name__ in LIVE_FACTORIES]:
-            print(format_report(run_children([key], 'device'), key))
+        only = [a for a in argv if not a.startswith('-')]
+        for key in [k for k in _device_classes()
+                    if not only or k.rsplit('.', 1)[-1] in only]:
+            print(format_report(run_children([key], 'device'), key),
+                  flush=True)
     else:
         print(format_report(run_children(['ALL'], 'host'), 'host'))
     return 0
