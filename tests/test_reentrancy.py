@@ -1125,9 +1125,13 @@ def child_main(argv):
             classes[k] = getattr(importlib.import_module(mod), name)
     units = plan(classes, mode)
     print(f'PLAN {len(units)}', flush=True)
+    deadline = float(os.environ.get('PYVERBS_REENT_DEADLINE', '0'))
     for k, unit in enumerate(units):
         if k < start:
             continue
+        if deadline and time.time() > deadline:
+            print(f'OUT {k}', flush=True)
+            break
         print(f'UNIT {k} {unit}', flush=True)
         t0 = time.monotonic()
         faulthandler.dump_traceback_later(UNIT_TIMEOUT, exit=True)
@@ -1271,12 +1275,16 @@ def _signame(rc):
         return f'signal {-rc}'
 
 
-def run_children(keys, mode, timeout=None, env=None):
+def run_children(keys, mode, timeout=None, env=None, budget=None):
     """Run the child over classes keys (['ALL'] for all), resuming after
-    each crash or hang; returns a Report."""
+    each crash or hang, until budget seconds have passed (a child start
+    costs seconds in the VM, and the current code crashes often);
+    returns a Report."""
     rep = Report()
     start = 0
     environ = dict(os.environ, **(env or {}))
+    if budget:
+        environ['PYVERBS_REENT_DEADLINE'] = str(time.time() + budget)
     environ.setdefault('PYTHONPATH', os.path.join(os.path.dirname(HERE),
                                                   'src'))
     for _ in range(MAX_RESUMES):
@@ -1313,6 +1321,10 @@ def run_children(keys, mode, timeout=None, env=None):
                 rep.refused[pass_] += int(f[4])
                 rep.times[rep.units.get(k, k)] = float(f[5])
                 last_unit = None
+            elif tag == 'OUT':
+                rep.crashes.append((f'(units {rest}..{rep.planned - 1})',
+                                    f'not run: the {budget} s budget is '
+                                    'spent', None, ''))
             elif tag == 'END':
                 ended = True
         if ended and p.returncode == 0:
@@ -1332,6 +1344,7 @@ def run_children(keys, mode, timeout=None, env=None):
         start = last_unit[0] + 1
         if rep.planned and start >= rep.planned:
             break
+
     return rep
 
 
@@ -1530,9 +1543,10 @@ def device_report(dev_name):
     seconds in the VM), resumed after each crash; per-class tests below
     read their units from it."""
     if 'rep' not in _DEVICE:
-        _DEVICE['rep'] = run_children(_device_classes(), 'device',
-                                      timeout=900,
-                                      env={'PYVERBS_TEST_DEV': dev_name})
+        _DEVICE['rep'] = run_children(
+            _device_classes(), 'device', timeout=600, budget=float(
+                os.environ.get('PYVERBS_REENT_BUDGET', '120')),
+            env={'PYVERBS_TEST_DEV': dev_name})
     return _DEVICE['rep']
 
 
