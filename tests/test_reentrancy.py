@@ -47,6 +47,13 @@ child process per class; classes that rxe cannot create are listed in
 NOT_LIVE with the reason.  test_coverage fails on a class or member that
 nothing covers, naming it.
 
+The device run shares one child process (a child start costs seconds in
+the VM), resumed after each crash, within PYVERBS_REENT_BUDGET seconds
+(default 180): units left when it is spent fail as "not run".  On code that
+crashes often the restarts eat the budget; `report --device` runs each class
+in a child of its own without a budget, for the complete list.
+PYVERBS_REENT_LOG=FILE appends every child's output to FILE.
+
 Run:
   PYTHONPATH=src python3 -m pytest -q -p no:cacheprovider -m "not device" \\
       tests/test_reentrancy.py
@@ -1295,6 +1302,12 @@ def run_children(keys, mode, timeout=None, env=None, budget=None):
                            env=environ, timeout=timeout, cwd=HERE)
         rep.children += 1
         rep.wall += time.monotonic() - t0
+        log = os.environ.get('PYVERBS_REENT_LOG')
+        if log:                 # every child's output, to read afterwards
+            with open(log, 'a') as f:
+                f.write(f'### {cmd[3:6]} rc {p.returncode} '
+                        f'{time.monotonic() - t0:.1f} s\n{p.stdout}'
+                        f'{p.stderr}')
         last_unit = None
         last_call = None
         ended = False
@@ -1545,7 +1558,7 @@ def device_report(dev_name):
     if 'rep' not in _DEVICE:
         _DEVICE['rep'] = run_children(
             _device_classes(), 'device', timeout=600, budget=float(
-                os.environ.get('PYVERBS_REENT_BUDGET', '120')),
+                os.environ.get('PYVERBS_REENT_BUDGET', '180')),
             env={'PYVERBS_TEST_DEV': dev_name})
     return _DEVICE['rep']
 
