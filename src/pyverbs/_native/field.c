@@ -18,7 +18,7 @@ static const uint64_t ft_max[] = {
 	[PV_FT_I32] = INT32_MAX,  [PV_FT_I64] = INT64_MAX,
 };
 
-static PyObject *as_index(PyObject *v, const char *what)
+PyObject *pv_as_index(PyObject *v, const char *what)
 {
 	if (PyLong_CheckExact(v))
 		return Py_NewRef(v);
@@ -33,7 +33,7 @@ static PyObject *as_index(PyObject *v, const char *what)
 
 int pv_to_u64(PyObject *v, uint64_t max, uint64_t *out, const char *what)
 {
-	PyObject *i = as_index(v, what);
+	PyObject *i = pv_as_index(v, what);
 	unsigned long long x;
 
 	if (!i)
@@ -63,7 +63,7 @@ range:
 int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
 	      const char *what)
 {
-	PyObject *i = as_index(v, what);
+	PyObject *i = pv_as_index(v, what);
 	int overflow;
 	long long x;
 

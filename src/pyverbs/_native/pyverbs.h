@@ -520,6 +520,11 @@ static inline int pv_long_small(PyObject *v, uint64_t *out)
 	}
 #endif
 }
+
+/* v as an int (a new reference; __index__ called once), or NULL with
+ * TypeError ("<what> must be an int, not ...") for None, bool, float and
+ * non-integers. */
+PyObject *pv_as_index(PyObject *v, const char *what);
 int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
 	      const char *what);
 /* O& converters for PyArg_Parse*: "None" is refused. */

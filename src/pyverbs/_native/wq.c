@@ -54,23 +54,30 @@ static int wq_attr_apply(PyObject *self, PyObject *args, PyObject *kw,
 static int wq_positive(PyObject *v, const char *what, const char *err,
 		       int64_t *out)
 {
-	PyObject *i;
-	int sign;
+	/* converted once: a second __index__ could see another value, or
+	 * run with the first one's OverflowError pending */
+	PyObject *i = pv_as_index(v, what);
+	int overflow;
+	long long x;
 
-	if (!pv_to_i64(v, 1, INT64_MAX, out, what))
-		return 0;
-	if (!PyErr_ExceptionMatches(PyExc_OverflowError))
-		return -1;
-	i = PyNumber_Index(v);	/* an int: pv_to_i64() took it */
 	if (!i)
 		return -1;
-	sign = _PyLong_Sign(i);
+	x = PyLong_AsLongLongAndOverflow(i, &overflow);
 	Py_DECREF(i);
-	if (sign <= 0) {
-		PyErr_Clear();
+	if (x == -1 && PyErr_Occurred())
+		return -1;
+	if (overflow < 0 || (!overflow && x <= 0)) {
 		pv_raise_user("%s", err);
+		return -1;
 	}
-	return -1;
+	if (overflow) {
+		PyErr_Format(PyExc_OverflowError,
+			     "%s is out of range (1..%lld)", what,
+			     (long long)INT64_MAX);
+		return -1;
+	}
+	*out = x;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -822,13 +829,21 @@ static const struct pv_field rhc_key_len_field =
 /* The setter refuses 0 (upstream); the constructor stores any u8. */
 static int rhc_set_key_len(PyObject *o, PyObject *v, void *c)
 {
+	PyObject *n;
 	int64_t x;
+	int rc;
 
 	if (pv_refuse_delete(v, "rx_hash_key_len") ||
 	    wq_positive(v, "rx_hash_key_len", "Invalid rx_hash_key_len. Must "
 			"be greater then 0", &x))
 		return -1;
-	return pv_field_store(o, &rhc_key_len_field, v);
+	/* the value converted once, stored with the field's range check */
+	n = PyLong_FromLongLong(x);
+	if (!n)
+		return -1;
+	rc = pv_field_store(o, &rhc_key_len_field, n);
+	Py_DECREF(n);
+	return rc;
 }
 
 /*
