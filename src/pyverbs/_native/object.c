@@ -98,8 +98,8 @@ void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy)
 	o->posting = 0;
 	o->post_hold = 0;
 	o->closer = NULL;
-	/* uses, opened_once, init_opened and deferred outlive a second setup: a use may
-	 * hold the object across its __init__ */
+	/* uses, opened_once, init_opened and deferred outlive a second
+	 * setup: a use may hold the object across its __init__ */
 }
 
 /* ---- in use ---- */

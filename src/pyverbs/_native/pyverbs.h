@@ -88,15 +88,15 @@ struct pv_obj {
 	 * opened, PV_CLOSING while close() runs (children, then destroy():
 	 * every method already sees the object closed), 0 when open */
 	unsigned char closed;
-	unsigned char closing;	/* close() is cascading through children */
+	unsigned char closing;	/* close() cascades through children */
 	unsigned char opened_once;	/* pv_obj_opened() was called */
-	unsigned char init_opened;	/* by an __init__: another is refused */
-	unsigned char deferred;	/* in the deferred-close list (object.c) */
-	int busy;		/* blocking calls running with the GIL released */
-	int posting;		/* posts running with the GIL released */
+	unsigned char init_opened;	/* by __init__: another is refused */
+	unsigned char deferred;	/* in object.c's deferred-close list */
+	int busy;		/* blocking calls running without the GIL */
+	int posting;		/* posts running without the GIL */
 	unsigned char post_hold;	/* close() waits: posts keep the GIL */
 	int uses;		/* calls holding the object in use (pv_use) */
-	const void *closer;	/* the thread running close(), while closing */
+	const void *closer;	/* the thread running close(), if closing */
 };
 
 #define PV_CLOSED 1

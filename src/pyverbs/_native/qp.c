@@ -468,7 +468,8 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 	for (i = 0; i < nlinks; i++)
 		if (pv_obj_link(&self->obj, links[i])) {
 			pv_qp_destroy(&self->obj);
-			pv_close_own(&self->obj);	/* drops the links made */
+			/* drops the links made */
+			pv_close_own(&self->obj);
 			return -1;
 		}
 	self->pd = pd;

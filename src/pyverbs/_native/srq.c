@@ -371,7 +371,8 @@ static int srq_init(PyObject *obj, PyObject *args, PyObject *kw)
 			PyErr_Fetch(&et, &ev, &tb);
 			if (srq_destroy(&self->obj))
 				PyErr_WriteUnraisable(obj);
-			pv_close_own(&self->obj);	/* drops the links made */
+			/* drops the links made */
+			pv_close_own(&self->obj);
 			PyErr_Restore(et, ev, tb);
 			return -1;
 		}

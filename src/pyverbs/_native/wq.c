@@ -299,7 +299,8 @@ static int wq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	for (i = 0; i < 3; i++)
 		if (pv_obj_link(&self->obj, links[i])) {
 			wq_destroy(&self->obj);
-			pv_close_own(&self->obj);	/* drops the links made */
+			/* drops the links made */
+			pv_close_own(&self->obj);
 			return -1;
 		}
 	pv_set_slot(&self->wq_context, ia->wq_context ? ia->wq_context :
@@ -703,7 +704,8 @@ static int rit_init(PyObject *obj, PyObject *args, PyObject *kw)
 		goto fail;
 	if (err) {
 		rit_destroy(&self->obj);
-		pv_close_own(&self->obj);	/* drops the links made */
+		/* drops the links made */
+		pv_close_own(&self->obj);
 		goto fail;
 	}
 	Py_XSETREF(self->wqs, wqs);
