@@ -650,7 +650,6 @@ def f_cqex(member):
 
 
 def _qp_env(qpt, srq=False):
-    import pyverbs.enums as e
     from pyverbs.cq import CQ
     from pyverbs.qp import QP, QPCap, QPInitAttr
     from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
@@ -993,7 +992,7 @@ def _call_once(res, unit, live, args, trig, pass_):
         pass
     except SystemError as ex:
         res.fails.append(f'{desc}: SystemError: {ex}')
-    except _other_error(unit) as ex:
+    except _other_error(unit):
         pass
     except AttributeError as ex:
         if not (kind in ('getter', 'setter') and 'is not' in str(ex)):
