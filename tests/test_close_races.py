@@ -359,7 +359,7 @@ def test_close_parent_from_another_thread_waits(ctx, watchdog):
             t.start()
             time.sleep(0.2)
             seen.append((mr.closed, pd.closed))
-            return e.IBV_ACCESS_LOCAL_WRITE
+            return int(e.IBV_ACCESS_LOCAL_WRITE)
 
     t = threading.Thread(target=pd.close)
     try:

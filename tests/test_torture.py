@@ -115,7 +115,7 @@ def kind_of_exc(ex):
 # that wait can last tens of seconds (the kernel logs a WARNING from
 # __rxe_cleanup when it gives up).  A thread waiting there is the kernel's
 # wait, not a hang of ours: it gets KERNEL_STALL seconds.
-KERNEL_STALL = float(os.environ.get('PYVERBS_TORTURE_KERNEL_STALL', '150'))
+KERNEL_STALL = float(os.environ.get('PYVERBS_TORTURE_KERNEL_STALL', '90'))
 
 
 def in_rxe_cleanup(t):
@@ -940,7 +940,8 @@ class Torture:
         old_hook = sys.unraisablehook
         sys.unraisablehook = self.on_unraisable
         # a deadlock that holds the GIL stops the watchdog thread as well
-        faulthandler.dump_traceback_later(self.seconds + 150, exit=True)
+        faulthandler.dump_traceback_later(
+            self.seconds + STALL + KERNEL_STALL + 150, exit=True)
         # what exists now is never garbage: keep the collections that run
         # at every allocation cheap
         gc.collect()
@@ -1000,14 +1001,15 @@ class Torture:
         self.threads = threads
         # workers and the collector end by themselves
         end = time.monotonic() + STALL
+        kernel_end = end + KERNEL_STALL
         for t in threads:
             if t.name in ('comp', 'async'):
                 continue
             t.join(max(0.1, end - time.monotonic()))
-            # a destroy waiting inside rxe: give the kernel its time
-            deadline = time.monotonic() + KERNEL_STALL
+            # a destroy waiting inside rxe: give the kernel its time (one
+            # budget for all the threads)
             while (t.is_alive() and in_rxe_cleanup(t) and
-                   time.monotonic() < deadline):
+                   time.monotonic() < kernel_end):
                 self.kernel_waits.add(t.name)
                 t.join(1)
         # the comp reader may wait for one more heartbeat
@@ -1239,7 +1241,7 @@ def test_torture_debug_allocator(dev_name, accept_local):
          '--seeds', '2', '--first', '101', '--seconds', str(SECONDS),
          '--dev', dev_name],
         env=dict(os.environ, PYTHONMALLOC='debug'), capture_output=True,
-        text=True, timeout=2 * (SECONDS + 180))
+        text=True, timeout=2 * (SECONDS + STALL + KERNEL_STALL + 200))
     assert r.returncode == 0, (r.stdout[-3000:], r.stderr[-3000:])
     assert '2 of 2 seeds passed' in r.stdout, r.stdout[-3000:]
 
@@ -1280,7 +1282,7 @@ def main(argv=None):
             '--dev', dev]
         t0 = time.monotonic()
         try:
-            rc = subprocess.run(cmd, timeout=args.seconds + 180).returncode
+            rc = subprocess.run(cmd, timeout=args.seconds + STALL + KERNEL_STALL + 200).returncode
         except subprocess.TimeoutExpired:
             rc = 'timeout'
         dt = time.monotonic() - t0

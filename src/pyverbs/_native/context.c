@@ -638,6 +638,12 @@ static PyObject *ctx_get_async_event(PyObject *obj, PyObject *unused)
 		Py_BEGIN_ALLOW_THREADS
 		rc = ibv_get_async_event(self->ctx, &ev); /* 0 or -1+errno */
 		err = errno;
+		/* Acked before taking the GIL back: ibv_destroy_qp/cq/srq/wq
+		 * wait for the acks of their object's events, holding the GIL;
+		 * the element is found below from the copy's pointer (the
+		 * object may be closing or gone by then: None). */
+		if (!rc)
+			ibv_ack_async_event(&ev);
 		Py_END_ALLOW_THREADS
 		if (!rc || err != EINTR)
 			break;
@@ -653,8 +659,6 @@ static PyObject *ctx_get_async_event(PyObject *obj, PyObject *unused)
 				      "Failed to get async event");
 	}
 	element = ctx_event_element(self, &ev);
-	/* Ack at once: destroying the QP/CQ/SRQ blocks until then. */
-	ibv_ack_async_event(&ev);
 	if (!element && PyErr_Occurred())
 		return NULL;
 	return pv_async_event_new(&ev, element);

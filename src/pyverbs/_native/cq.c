@@ -350,7 +350,7 @@ static int cq_destroy(struct pv_obj *o)
 		ibv_ack_cq_events(self->cq, self->num_events);
 		self->num_events = 0;
 	}
-	PV_WITHOUT_GIL(rc = ibv_destroy_cq(self->cq)); /* returns errno */
+	rc = ibv_destroy_cq(self->cq);	/* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_cq", self->cq_ex ?
 			    "Failed to destroy CQEX" : "Failed to close CQ");

@@ -186,11 +186,17 @@ static inline void pv_busy_leave(struct pv_obj *o)
 }
 
 /*
- * Run a destroy that may wait for another thread (ibv_destroy_cq/qp/srq/wq
- * and rdma_destroy_id wait until every event of the object is acked; an
- * event reader acks after taking the GIL back) without the GIL.  Inside
+ * Run a destroy that may wait for another Python thread without the GIL
+ * (rdma_destroy_id waits until every event of the id is acked, and the
+ * thread that read one acks it only once it has the GIL back).  Inside
  * destroy() the object reads as closed to every method (PV_CLOSING), so
  * nothing else touches it meanwhile; errno survives the GIL's return.
+ * ibv_destroy_cq/qp/srq/wq keep the GIL: their waits are for async events,
+ * which get_async_event() acks before taking the GIL back, and for comp
+ * events, which a CQ refuses to close while its channel is read; and rxe
+ * destroys a QP only once the packets in flight to it are processed, which
+ * other threads posting without pause (they could, without the GIL) can
+ * put off for good.
  */
 #define PV_WITHOUT_GIL(stmt)                                             \
 	do {                                                             \

@@ -35,7 +35,7 @@ int pv_qp_destroy(struct pv_obj *o)
 		self->mcast = m->next;
 		PyMem_Free(m);
 	}
-	PV_WITHOUT_GIL(rc = ibv_destroy_qp(self->qp)); /* returns errno */
+	rc = ibv_destroy_qp(self->qp);	/* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_qp", "Failed to destroy QP");
 		return -1;

@@ -222,7 +222,7 @@ static int srq_destroy(struct pv_obj *o)
 
 	if (!self->srq)
 		return 0;
-	PV_WITHOUT_GIL(rc = ibv_destroy_srq(self->srq)); /* errno */
+	rc = ibv_destroy_srq(self->srq);	/* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_srq", "Failed to destroy SRQ");
 		return -1;

@@ -224,7 +224,7 @@ static int wq_destroy(struct pv_obj *o)
 
 	if (!self->wq)
 		return 0;
-	PV_WITHOUT_GIL(rc = ibv_destroy_wq(self->wq)); /* returns errno */
+	rc = ibv_destroy_wq(self->wq);	/* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_wq", "Failed to dealloc WQ");
 		return -1;
