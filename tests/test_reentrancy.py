@@ -1291,8 +1291,14 @@ def run_children(keys, mode, timeout=None, env=None, budget=None):
     environ = dict(os.environ, **(env or {}))
     if budget:
         environ['PYVERBS_REENT_DEADLINE'] = str(time.time() + budget)
-    environ.setdefault('PYTHONPATH', os.path.join(os.path.dirname(HERE),
-                                                  'src'))
+    # the child imports the pyverbs this process imported (the installed
+    # package in CI, a development tree on PYTHONPATH), from any cwd
+    import pyverbs
+    top = os.path.dirname(os.path.dirname(os.path.abspath(
+        pyverbs.__file__)))
+    environ['PYTHONPATH'] = os.pathsep.join(
+        [top] + [p for p in environ.get('PYTHONPATH', '').split(os.pathsep)
+                 if p])
     for _ in range(MAX_RESUMES):
         cmd = [sys.executable, '-X', 'faulthandler', os.path.abspath(
             __file__), 'child', mode, str(start)] + list(keys)
