@@ -35,7 +35,9 @@
  *   the GIL (they last as long as a call); a thread that holds uses of
  *   its own refuses instead of waiting (two such threads would wait for
  *   each other).  close() of an object that another thread is closing
- *   waits for that close to finish.
+ *   waits for that close to finish.  No wait lasts more than CLOSE_WAIT_S
+ *   (then PyverbsUserError): the user thread's own Python code may need a
+ *   lock that the closing thread holds around close().
  * - A blocking call (get_cq_event, get_async_event, ...) marks its objects
  *   busy: close() refuses, as it would wait for an event that may never
  *   come.  A finalizer refused for a use or a blocking call does not leak:
@@ -398,17 +400,43 @@ again:
 	return 0;
 }
 
+/* Seconds now, monotonic. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * How long close() waits for other threads' uses or close before it
+ * refuses: a call lasts milliseconds, and a wait without end would turn
+ * an application lock held around close(), which the using thread's own
+ * Python code (a __del__, an argument's __index__) also takes, into a
+ * deadlock.
+ */
+#define CLOSE_WAIT_S 2.0
+
 /*
  * Wait for what stops o's close from going on now, or refuse.  Returns 0
  * when close() may start, 1 after a wait (look again), -2 with
  * PyverbsUserError when it cannot close now (the finalizer defers).
+ * *since: when the first wait began (0: none yet).
  */
-static int close_gate(struct pv_obj *o, int skip)
+static int close_gate(struct pv_obj *o, int skip, double *since)
 {
 	const char *name = Py_TYPE(o)->tp_name;
 	long uses = 0;
 	int busy = 0;
 
+	if ((o->closed == PV_CLOSING || o->uses > 0) && *since &&
+	    now_s() - *since > CLOSE_WAIT_S) {
+		pv_raise_user("%s cannot be closed: another thread has been "
+			      "using or closing it for %.0f s", name,
+			      CLOSE_WAIT_S);
+		return -2;
+	}
 	if (o->closed == PV_CLOSING) {
 		if (my_uses) {
 			pv_raise_user("%s cannot be closed: another thread is "
@@ -416,6 +444,8 @@ static int close_gate(struct pv_obj *o, int skip)
 				      "objects", name);
 			return -2;
 		}
+		if (!*since)
+			*since = now_s();
 		wait_a_moment();
 		return 1;
 	}
@@ -438,6 +468,14 @@ static int close_gate(struct pv_obj *o, int skip)
 				      "objects", name);
 			return -2;
 		}
+		if (!*since)
+			*since = now_s();
+		else if (now_s() - *since > CLOSE_WAIT_S) {
+			pv_raise_user("%s cannot be closed: another thread has "
+				      "been using it for %.0f s", name,
+				      CLOSE_WAIT_S);
+			return -2;
+		}
 		wait_a_moment();
 		return 1;
 	}
@@ -453,6 +491,7 @@ static int close_gate(struct pv_obj *o, int skip)
  * PyverbsUserError set). */
 static int close_checked(struct pv_obj *o, int skip)
 {
+	double since = 0;
 	int rc;
 
 	for (;;) {
@@ -465,7 +504,7 @@ static int close_checked(struct pv_obj *o, int skip)
 		}
 		if (o->closed == PV_CLOSING && o->closer == ME)
 			return 0;	/* our own close, re-entered */
-		rc = close_gate(o, skip);
+		rc = close_gate(o, skip, &since);
 		if (rc < 0)
 			return rc;
 		if (!rc)
