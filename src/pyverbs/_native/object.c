@@ -419,10 +419,35 @@ static double now_s(void)
 #define CLOSE_WAIT_S 2.0
 
 /*
+ * Another thread is closing o (what: "closing") or using it ("using"):
+ * wait a moment (1), or refuse (-2, PyverbsUserError) when this thread
+ * holds uses itself (two such threads could wait for each other) or the
+ * wait has lasted CLOSE_WAIT_S.  *since: when the first wait began (0:
+ * none yet).
+ */
+static int wait_for_other(const char *name, const char *what,
+			  double *since)
+{
+	if (my_uses) {
+		pv_raise_user("%s cannot be closed: another thread is %s it "
+			      "while this one is using objects", name, what);
+		return -2;
+	}
+	if (!*since) {
+		*since = now_s();
+	} else if (now_s() - *since > CLOSE_WAIT_S) {
+		pv_raise_user("%s cannot be closed: another thread has been %s "
+			      "it for %.0f s", name, what, CLOSE_WAIT_S);
+		return -2;
+	}
+	wait_a_moment();
+	return 1;
+}
+
+/*
  * Wait for what stops o's close from going on now, or refuse.  Returns 0
  * when close() may start, 1 after a wait (look again), -2 with
  * PyverbsUserError when it cannot close now (the finalizer defers).
- * *since: when the first wait began (0: none yet).
  */
 static int close_gate(struct pv_obj *o, int skip, double *since)
 {
@@ -430,25 +455,8 @@ static int close_gate(struct pv_obj *o, int skip, double *since)
 	long uses = 0;
 	int busy = 0;
 
-	if ((o->closed == PV_CLOSING || o->uses > 0) && *since &&
-	    now_s() - *since > CLOSE_WAIT_S) {
-		pv_raise_user("%s cannot be closed: another thread has been "
-			      "using or closing it for %.0f s", name,
-			      CLOSE_WAIT_S);
-		return -2;
-	}
-	if (o->closed == PV_CLOSING) {
-		if (my_uses) {
-			pv_raise_user("%s cannot be closed: another thread is "
-				      "closing it while this one is using "
-				      "objects", name);
-			return -2;
-		}
-		if (!*since)
-			*since = now_s();
-		wait_a_moment();
-		return 1;
-	}
+	if (o->closed == PV_CLOSING)
+		return wait_for_other(name, "closing", since);
 	if (used_by_me(o, skip)) {
 		pv_raise_user("%s cannot be closed from inside a call that is "
 			      "using it or an object under it", name);
@@ -460,25 +468,8 @@ static int close_gate(struct pv_obj *o, int skip, double *since)
 			      "it or an object under it", name);
 		return -2;
 	}
-	uses -= skip;
-	if (uses > 0) {
-		if (my_uses) {
-			pv_raise_user("%s cannot be closed: another thread is "
-				      "using it while this one is using "
-				      "objects", name);
-			return -2;
-		}
-		if (!*since)
-			*since = now_s();
-		else if (now_s() - *since > CLOSE_WAIT_S) {
-			pv_raise_user("%s cannot be closed: another thread has "
-				      "been using it for %.0f s", name,
-				      CLOSE_WAIT_S);
-			return -2;
-		}
-		wait_a_moment();
-		return 1;
-	}
+	if (uses - skip > 0)
+		return wait_for_other(name, "using", since);
 	if (o->posting) {
 		wait_posts(o);
 		return 1;
