@@ -951,6 +951,19 @@ def _make_action(live, pass_):
     return reinit
 
 
+def invoke(obj, kind, name, args, bound=None):
+    """Call member name of obj as its kind says (bound: the method, if
+    already looked up)."""
+    if kind == 'getter' or (kind == 'setter' and not args):
+        getattr(obj, name)
+    elif kind == 'setter':
+        setattr(obj, name, args[0])
+    elif kind == 'init':
+        type(obj).__init__(obj, *args)
+    else:
+        (bound or getattr(obj, name))(*args)
+
+
 def _call_once(res, unit, live, args, trig, pass_):
     """One call of unit's member on live.obj with args; checks the outcome."""
     allowed = allowed_errors()
@@ -980,14 +993,7 @@ def _call_once(res, unit, live, args, trig, pass_):
         gc.set_threshold(1, 1, 1)
         make_garbage(trig.action, gc_count)
     try:
-        if kind == 'getter' or (kind == 'setter' and not args):
-            getattr(obj, name)
-        elif kind == 'setter':
-            setattr(obj, name, args[0])
-        elif kind == 'init':
-            type(obj).__init__(obj, *args)
-        else:
-            bound(*args)
+        invoke(obj, kind, name, args, bound)
     except allowed:
         pass
     except SystemError as ex:
@@ -1224,14 +1230,7 @@ def _call_threaded(res, unit, live, args, trig, threads):
     print(f'CALL {desc}', flush=True)
     res.calls += 1
     try:
-        if kind == 'getter' or (kind == 'setter' and not args):
-            getattr(obj, name)
-        elif kind == 'setter':
-            setattr(obj, name, args[0])
-        elif kind == 'init':
-            type(obj).__init__(obj, *args)
-        else:
-            getattr(obj, name)(*args)
+        invoke(obj, kind, name, args)
     except allowed:
         pass
     except _other_error(unit):
