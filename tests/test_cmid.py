@@ -143,8 +143,9 @@ def _run_threads(*fns, timeout=60):
 
 
 def _expect(channel, etype):
+    """The channel's next event, of type etype (None: any)."""
     ev = CMEvent(channel)
-    assert ev.event_type == etype, ev.event_str()
+    assert etype is None or ev.event_type == etype, ev.event_str()
     return ev
 
 
@@ -569,6 +570,19 @@ def test_forked_processes(cm):
 def _loop_connection(port, ip=IP0):
     """An asynchronous RC connection driven from this one thread: returns
     (server channel, listener, accepted id, client channel, client id)."""
+    cch, cid, sch, lid, ev = _request(port, ip)
+    child = CMID(creator=ev, listen_id=lid)
+    ev.close()
+    child.create_qp(_qp_attr())
+    child.accept()
+    _expect(cch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+    _expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+    return sch, lid, child, cch, cid
+
+
+def _request(port, ip=IP0):
+    """A listener on ip and a client connecting to it (the client's channel,
+    id; the server's channel, listener, CONNECT_REQUEST event)."""
     sch, cch = CMEventChannel(), CMEventChannel()
     lid = CMID(creator=sch)
     lid.bind_addr(AddrInfo(src=ip, src_service=port, flags=ce.RAI_PASSIVE))
@@ -580,14 +594,7 @@ def _loop_connection(port, ip=IP0):
     _expect(cch, ce.RDMA_CM_EVENT_ROUTE_RESOLVED).close()
     cid.create_qp(_qp_attr())
     cid.connect()
-    ev = _expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
-    child = CMID(creator=ev, listen_id=lid)
-    ev.close()
-    child.create_qp(_qp_attr())
-    child.accept()
-    _expect(cch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
-    _expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
-    return sch, lid, child, cch, cid
+    return cch, cid, sch, lid, _expect(sch, ce.RDMA_CM_EVENT_CONNECT_REQUEST)
 
 
 def _server_parts(sch, lid, child):
@@ -781,6 +788,53 @@ def test_server_that_never_accepts(cm):
     assert got['event'] in (ce.RDMA_CM_EVENT_REJECTED,
                             ce.RDMA_CM_EVENT_UNREACHABLE)
     a.cch.close()
+
+
+def test_request_taken_after_its_ack(cm):
+    """The id of a CONNECT_REQUEST may be taken once its event is acked."""
+    cch, cid, sch, lid, ev = _request('18536')
+    ev.close()
+    child = CMID(creator=ev, listen_id=lid)
+    with pytest.raises(PyverbsUserError, match='already taken'):
+        CMID(creator=ev, listen_id=lid)
+    child.create_qp(_qp_attr())
+    child.accept()
+    _expect(cch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+    _expect(sch, ce.RDMA_CM_EVENT_ESTABLISHED).close()
+    for o in (cid, cch, child, lid, sch):
+        o.close()
+
+
+def test_request_never_taken_is_destroyed(cm):
+    """A request acked without a CMID and dropped: its id is destroyed at
+    once (the client is rejected while the server's channel stays open),
+    and librdmacm gives back what it holds for it (the kernel's PD count
+    is back where it was).  Taking it after its channel closed is refused."""
+    before = _pd_counts()
+    cch, cid, sch, lid, ev = _request('18537')
+    ev.close()
+    del ev
+    got = _expect(cch, None)
+    assert got.event_type in (ce.RDMA_CM_EVENT_REJECTED,
+                              ce.RDMA_CM_EVENT_UNREACHABLE), got.event_str()
+    got.close()
+    cch2, cid2, sch2, lid2, ev2 = _request('18538')
+    ev2.close()
+    sch2.close()
+    with pytest.raises(PyverbsUserError, match='gone|closed'):
+        CMID(creator=ev2, listen_id=lid2)
+    for o in (cid, cch, lid, sch, cid2, cch2):
+        o.close()
+    assert _pd_counts() == before
+
+
+def _pd_counts():
+    import re
+    import rdma_helpers
+    out = rdma_helpers.device_resources()
+    if out is None:
+        pytest.skip('no `rdma resource show` to count PDs with')
+    return re.findall(r'\bpd (\d+)', out)
 
 
 def test_sync_connect_without_listener_raises(cm):

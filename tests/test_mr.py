@@ -2,8 +2,8 @@
 """MR: memory ownership, read/write, buffer export, bad input."""
 import errno
 import mmap
-import os
 import resource
+import time
 
 import pytest
 
@@ -357,6 +357,32 @@ def test_mw_type2_bind_wr_refuses_closed(ctx):
     mw.close()
     with pytest.raises(PyverbsUserError, match='closed'):
         b.qp.post_send(wr)                    # never a freed MW
+    a.close()
+    b.close()
+
+
+def test_mw_type2_closed_with_its_qp(ctx):
+    """A type 2 window bound through a QP is closed with that QP, first: rxe
+    (Linux 6.1) keeps the QP until the window is deallocated, so that a QP
+    destroyed under a bound window waits 50 s in the kernel.  A window never
+    bound stays open."""
+    import pyverbs.enums as e
+    from pyverbs.mr import MW, MWBindInfo
+    from pyverbs.wr import SendWR
+    from rdma_helpers import pair, poll
+    a, b = pair(ctx, e.IBV_QPT_RC, access=e.IBV_ACCESS_LOCAL_WRITE |
+                e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_MW_BIND)
+    bound, idle = MW(b.pd, MW_TYPE_2), MW(b.pd, MW_TYPE_2)
+    info = MWBindInfo(b.mr, b.mr.buf, 64, e.IBV_ACCESS_REMOTE_WRITE)
+    wr = SendWR(opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_bind_wr(bound, info)
+    b.qp.post_send([wr])
+    assert poll(b.cq)[0].status == e.IBV_WC_SUCCESS
+    t0 = time.monotonic()
+    b.qp.close()
+    assert time.monotonic() - t0 < 10, 'the QP waited for its window'
+    assert bound.closed and not idle.closed
+    idle.close()
     a.close()
     b.close()
 

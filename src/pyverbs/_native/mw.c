@@ -27,6 +27,42 @@ static int mw_destroy(struct pv_obj *o)
 	return 0;
 }
 
+/*
+ * A type 2 window bound through qp (a posted BIND_MW, QPEx.wr_bind_mw) is
+ * closed with that QP, as upstream's QPEx does: the window cannot be used
+ * without its QP, and rxe keeps the QP alive until the window is
+ * deallocated, so that ibv_destroy_qp() of a QP whose window outlives it
+ * waits for the kernel's timeout (50 s on Linux 6.1) before giving up.
+ * The QP is the window's parent in slot 1 (its last one: a rebind through
+ * another QP moves it, only when old is given: *old then gets a reference
+ * to the QP it held, to drop once nothing borrowed is in use, since that
+ * can free the QP and run Python code).  Best effort: a link that cannot
+ * be made changes only the order of the closes.
+ */
+void pv_mw_bound_via(PyObject *mwo, struct pv_obj *qp, PyObject **old)
+{
+	struct pv_mw *mw = (struct pv_mw *)mwo;
+	struct pv_obj *o = &mw->obj, *prev = pv_obj_parent(o, 1);
+
+	if (o->closed || !mw->mw || mw->mw->type != IBV_MW_TYPE_2 ||
+	    qp->closed || prev == qp)
+		return;
+	if (!prev) {
+		if (pv_obj_link(o, qp))
+			PyErr_Clear();
+		return;
+	}
+	if (!old)
+		return;
+	Py_INCREF(prev);
+	if (pv_obj_relink(o, 1, qp)) {
+		PyErr_Clear();
+		Py_DECREF(prev);	/* still linked: not the last reference */
+		return;
+	}
+	*old = (PyObject *)prev;
+}
+
 static int mw_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "pd", "mw_type", NULL };

@@ -452,6 +452,37 @@ static PyObject *post_plain(PyObject *obj, const struct pv_post_ops *ops,
 }
 
 /*
+ * The type 2 windows bound by the send WRs posted (items[0..n) and their
+ * chains, up to bad, the C WR the provider stopped at) are closed with the
+ * QP from now on (pv_mw_bound_via()).  A window moved from another QP
+ * drops its reference to that QP after the walk, since that may free it
+ * and run Python code: only after a post that succeeded (rc 0), when
+ * nothing borrowed is used afterwards.
+ */
+static void note_binds(PyObject *qp, PyObject *const *items, Py_ssize_t n,
+		       int rc, void *bad)
+{
+	PyObject *old[8] = { NULL };
+	int nold = 0;
+	Py_ssize_t i;
+	PyObject *o;
+
+	for (i = 0; i < n; i++)
+		for (o = items[i]; o && (!rc || &SWR(o)->wr != bad);
+		     o = SWR(o)->next_wr) {
+			if (SWR(o)->wr.opcode != IBV_WR_BIND_MW || !SWR(o)->bind)
+				continue;
+			pv_mw_bound_via(PyTuple_GET_ITEM(SWR(o)->bind, 0),
+					PV_OBJ(qp),
+					!rc && nold < 8 ? &old[nold] : NULL);
+			if (nold < 8 && old[nold])
+				nold++;
+		}
+	while (nold--)
+		Py_DECREF(old[nold]);
+}
+
+/*
  * post_send(wr, bad_wr=None), post_recv(wr, bad_wr=None) of QPs and SRQs
  * (pyverbs.h).  wr is a WR (with its next_wr chain) or a list/tuple of WRs,
  * posted in one call: the elements' chains are linked tail to head for the
@@ -513,6 +544,8 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 		if (wr_check_chain(wr, send, qpt))
 			return NULL;
 		rc = ops->post(obj, wr_c(wr, send), &bad);
+		if (send)
+			note_binds(obj, &wr, 1, rc, bad);
 		if (rc)
 			return pv_post_failed(rc, ops, &wr, 1, bad, bad_wr);
 		Py_RETURN_NONE;
@@ -557,6 +590,8 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 	rc = ops->post(obj, wr_c(items[0], send), &bad);
 	for (i = 0; i < n; i++)
 		wr_unmark_chain(items[i], send, 1);
+	if (send)
+		note_binds(obj, items, n, rc, bad);
 	if (rc)
 		return pv_post_failed(rc, ops, items, n, bad, bad_wr);
 	Py_RETURN_NONE;

@@ -193,10 +193,9 @@ static inline void pv_busy_leave(struct pv_obj *o)
  * nothing else touches it meanwhile; errno survives the GIL's return.
  * ibv_destroy_cq/qp/srq/wq keep the GIL: their waits are for async events,
  * which get_async_event() acks before taking the GIL back, and for comp
- * events, which a CQ refuses to close while its channel is read; and rxe
- * destroys a QP only once the packets in flight to it are processed, which
- * other threads posting without pause (they could, without the GIL) can
- * put off for good.
+ * events, which a CQ refuses to close while its channel is read.  (rxe
+ * also holds a QP while a type 2 window bound through it lives, for up to
+ * 50 s: a QP closes those windows first, see pv_mw_bound_via().)
  */
 #define PV_WITHOUT_GIL(stmt)                                             \
 	do {                                                             \
@@ -919,7 +918,7 @@ struct pv_mr {
  * subtype's destroy calls it first. */
 int pv_mr_destroy(struct pv_obj *o);
 
-/* mw.c; MW parents[0] is the PD */
+/* mw.c; MW parents[0] is the PD, [1] the QP of its type 2 bind */
 struct pv_mw {
 	struct pv_obj obj;
 	struct ibv_mw *mw;
@@ -936,6 +935,8 @@ struct pv_mw_bind {
 };
 /* Copy the bind info out of an MWBindInfo whose MR is still open. */
 int pv_mw_bind_info_get(PyObject *obj, struct ibv_mw_bind_info *out);
+/* A type 2 MW bound through qp: closed with it (mw.c). */
+void pv_mw_bound_via(PyObject *mw, struct pv_obj *qp, PyObject **old);
 
 /* cq.c; CompChannel parents[0] is the Context */
 struct pv_comp_channel {

@@ -617,14 +617,15 @@ static struct pv_obj *qpx_same_ctx(struct pv_qp_ex *self, PyObject *o,
 /*
  * ibv_wr_bind_mw(): bind a type 2 memory window to (part of) an MR and
  * give it the new rkey.  The MW and the MR are held until the batch ends
- * and checked still open before ibv_wr_complete().
+ * and checked still open before ibv_wr_complete().  From now on the MW is
+ * closed with the QP (pv_mw_bound_via()).
  */
 static PyObject *qpx_wr_bind_mw(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "mw", "rkey", "bind_info", NULL };
 	struct pv_qp_ex *self = QPX(obj);
 	struct ibv_mw_bind_info info;
-	PyObject *mwo, *infoo;
+	PyObject *mwo, *infoo, *old = NULL;
 	struct pv_obj *mw;
 	uint32_t rkey;
 
@@ -641,6 +642,8 @@ static PyObject *qpx_wr_bind_mw(PyObject *obj, PyObject *args, PyObject *kw)
 	    qpx_hold(self, ((struct pv_mw_bind_info *)infoo)->mr))
 		return NULL;
 	QPX_CALL(obj, wr_bind_mw, ((struct pv_mw *)mw)->mw, rkey, &info);
+	pv_mw_bound_via(mwo, PV_OBJ(obj), &old);
+	Py_XDECREF(old);	/* last: it may free the other QP */
 	Py_RETURN_NONE;
 }
 

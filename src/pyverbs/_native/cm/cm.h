@@ -31,6 +31,9 @@ struct pv_addrinfo {
 struct pv_cm_channel {
 	struct pv_obj obj;
 	struct rdma_event_channel *ch;
+	/* ids of CONNECT_REQUEST events acked without a CMID (event.c) */
+	struct rdma_cm_id **orphans;
+	int norphans, orphans_cap;
 };
 
 /*
@@ -45,6 +48,7 @@ struct pv_cm_event {
 	struct rdma_cm_event copy;
 	PyObject *private_data;		/* bytes or None */
 	int adopted;			/* a CMID took copy.id */
+	PyObject *orphan_ch;	/* the channel keeping copy.id, or NULL */
 };
 
 struct pv_cmid {
@@ -71,6 +75,11 @@ struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what);
 int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out);
 /* event.c: fill *out from a ConnParam (None: returns 1 and leaves it). */
 int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out);
+/* event.c: the id of a CONNECT_REQUEST event is for a CMID to take: 0
+ * (ev->adopted set: the id is the caller's from now on, to destroy if it
+ * fails), or -1 with PyverbsUserError (taken already, or destroyed with
+ * its channel). */
+int pv_cm_event_take_id(struct pv_cm_event *ev);
 /* event.c: ack (close) the unacked events of ch that name id. 0 or -1. */
 int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id);
 

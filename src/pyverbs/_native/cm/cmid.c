@@ -341,16 +341,11 @@ static int cmid_init(PyObject *obj, PyObject *args, PyObject *kw)
 				      "of this listen_id");
 			return -1;
 		}
-		if (ev->adopted) {
-			pv_raise_user("The CMEvent's CM ID was already taken "
-				      "by a CMID");
+		/* from here the id is ours: a failed adopt destroys it */
+		if (pv_cm_event_take_id(ev))
 			return -1;
-		}
 		self->channel = lid->channel;
-		if (cmid_adopt(self, ev->copy.id, &lid->obj, lid->sync))
-			return -1;
-		ev->adopted = 1;
-		return 0;
+		return cmid_adopt(self, ev->copy.id, &lid->obj, lid->sync);
 	}
 	PyErr_Format(PyExc_TypeError, "Cannot create CM ID from %.100s",
 		     Py_TYPE(creator)->tp_name);

@@ -231,10 +231,66 @@ struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what)
 
 /* ---- CMEventChannel ---- */
 
+/*
+ * A CONNECT_REQUEST reports a new id, the user's to take with
+ * CMID(creator=event, listen_id=...), before or after the ack.  An id not
+ * taken when its event is acked is kept by the channel (orphans) until a
+ * CMID takes it, the CMEvent goes away (no one can take it any more) or the
+ * channel closes; then it is destroyed (the peer is rejected).  Otherwise
+ * librdmacm would keep it, and its device's Context and PD, until the
+ * process ends.
+ */
+static int ch_keep_orphan(struct pv_cm_channel *ch, struct rdma_cm_id *id)
+{
+	if (ch->norphans == ch->orphans_cap) {
+		int cap = ch->orphans_cap ? 2 * ch->orphans_cap : 4;
+		struct rdma_cm_id **a = PyMem_Realloc(ch->orphans,
+						      cap * sizeof(*a));
+
+		if (!a)
+			return -1;
+		ch->orphans = a;
+		ch->orphans_cap = cap;
+	}
+	ch->orphans[ch->norphans++] = id;
+	return 0;
+}
+
+/* Remove id from ch's orphans: 1 if it was there. */
+static int ch_take_orphan(struct pv_cm_channel *ch, struct rdma_cm_id *id)
+{
+	int i;
+
+	for (i = 0; i < ch->norphans; i++)
+		if (ch->orphans[i] == id) {
+			ch->orphans[i] = ch->orphans[--ch->norphans];
+			return 1;
+		}
+	return 0;
+}
+
+/* Destroy an orphan id of ch (its events acked first: rdma_destroy_id()
+ * waits for them).  Keeps the exception state as it was. */
+static void orphan_destroy(struct pv_cm_channel *ch, struct rdma_cm_id *id)
+{
+	PyObject *et, *ev, *tb;
+
+	PyErr_Fetch(&et, &ev, &tb);
+	if (!pv_cm_ack_events_of(ch, id))
+		PV_WITHOUT_GIL(rdma_destroy_id(id));	/* -1 + errno */
+	PyErr_Clear();
+	PyErr_Restore(et, ev, tb);
+}
+
 static int ch_destroy(struct pv_obj *o)
 {
 	struct pv_cm_channel *self = (struct pv_cm_channel *)o;
 
+	while (self->norphans)
+		orphan_destroy(self, self->orphans[--self->norphans]);
+	PyMem_Free(self->orphans);
+	self->orphans = NULL;
+	self->orphans_cap = 0;
 	if (self->ch) {
 		rdma_destroy_event_channel(self->ch);	/* void */
 		self->ch = NULL;
@@ -368,6 +424,40 @@ static PyType_Spec ch_spec = {
 
 /* ---- CMEvent ---- */
 
+/* Just acked: a CONNECT_REQUEST's id that no CMID took goes to the channel
+ * (parents[0], still linked), or is destroyed now if it cannot. */
+static void ev_orphan(struct pv_cm_event *self)
+{
+	struct pv_obj *ch = pv_obj_parent(&self->obj, 0);
+
+	if (self->copy.event != RDMA_CM_EVENT_CONNECT_REQUEST ||
+	    self->adopted || !self->copy.id || self->orphan_ch || !ch)
+		return;
+	if (ch_keep_orphan((struct pv_cm_channel *)ch, self->copy.id)) {
+		PyErr_Clear();
+		self->adopted = 1;	/* gone: no CMID may take it */
+		orphan_destroy((struct pv_cm_channel *)ch, self->copy.id);
+		return;
+	}
+	self->orphan_ch = Py_NewRef((PyObject *)ch);
+}
+
+int pv_cm_event_take_id(struct pv_cm_event *ev)
+{
+	if (ev->adopted) {
+		pv_raise_user("The CMEvent's CM ID was already taken by a CMID");
+		return -1;
+	}
+	if (!ev->event && !(ev->orphan_ch && ch_take_orphan(
+		(struct pv_cm_channel *)ev->orphan_ch, ev->copy.id))) {
+		pv_raise_user("The CMEvent's CM ID is gone: its event channel "
+			      "was closed");
+		return -1;
+	}
+	ev->adopted = 1;
+	return 0;
+}
+
 static int ev_destroy(struct pv_obj *o)
 {
 	struct pv_cm_event *self = (struct pv_cm_event *)o;
@@ -381,6 +471,7 @@ static int ev_destroy(struct pv_obj *o)
 			return -1;
 		}
 		self->event = NULL;
+		ev_orphan(self);
 	}
 	return 0;
 }
@@ -486,13 +577,21 @@ static PyObject *ev_event_str(PyObject *obj, PyObject *unused)
 
 static int ev_traverse(PyObject *obj, visitproc visit, void *arg)
 {
+	Py_VISIT(((struct pv_cm_event *)obj)->orphan_ch);
 	Py_VISIT(((struct pv_cm_event *)obj)->private_data);
 	return pv_cm_traverse(obj, visit, arg);
 }
 
 static int ev_clear(PyObject *obj)
 {
-	Py_CLEAR(((struct pv_cm_event *)obj)->private_data);
+	struct pv_cm_event *self = (struct pv_cm_event *)obj;
+	struct pv_cm_channel *ch = (struct pv_cm_channel *)self->orphan_ch;
+
+	/* going away: no CMID can take its id any more */
+	if (ch && !self->adopted && ch_take_orphan(ch, self->copy.id))
+		orphan_destroy(ch, self->copy.id);
+	Py_CLEAR(self->orphan_ch);
+	Py_CLEAR(self->private_data);
 	return pv_cm_clear(obj);
 }
 
