@@ -32,7 +32,9 @@ Per seed (random.Random, one deterministic choice sequence per thread):
   be closed after the reader has left the call;
 - a watchdog: a thread with no completed operation for STALL seconds (the
   async reader only while it is not inside get_async_event) gets every
-  stack dumped (faulthandler) and fails the seed; faulthandler's own timer
+  stack dumped (faulthandler) and fails the seed, as does the watchdog
+  itself waking STALL seconds late (no Python thread could run: a call
+  held the GIL that long); faulthandler's own timer
   kills the process if the whole seed overruns (a deadlock holding the GIL
   stops the watchdog thread too).
 
