@@ -472,5 +472,6 @@ static PyMethodDef guard_functions[] = {
 
 int pv_guard_init(PyObject *m)
 {
+	pv.prepare_spec = pv_guard_spec;
 	return PyModule_AddFunctions(m, guard_functions);
 }

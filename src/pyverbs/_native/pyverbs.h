@@ -690,21 +690,28 @@ struct pv_state {
 	PyTypeObject *UDParam;
 	PyTypeObject *JoinMCAttrEx;
 	PyTypeObject *CMID;
+
+	/* the hook pv_add_type() calls before making each type (guard.c) */
+	int (*prepare_spec)(PyType_Spec *spec, PyTypeObject *base);
 };
 
+/* state.c */
 extern struct pv_state pv;
-
+/* The exception classes, from pyverbs.pyverbs_error. */
+int pv_state_init(PyObject *m);
 /*
  * Create a heap type from spec, with the given base (NULL: object), store
  * it in *slot and add it to module m under its short name.
  */
-/* guard.c: wrap the methods, getters, setters and __init__ of a handle
- * type's spec (base a PyverbsCM) in uses; nothing for other types.  Call
- * before making the type; pv_add_type() does.  0 or -1. */
-int pv_guard_spec(PyType_Spec *spec, PyTypeObject *base);
-int pv_guard_init(PyObject *m);
 int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 		PyTypeObject **slot);
+
+/* guard.c: wrap the methods, getters, setters and __init__ of a handle
+ * type's spec (base a PyverbsCM) in uses; nothing for other types.  Call
+ * before making the type; pv_add_type() does, once pv_guard_init() has
+ * installed it.  0 or -1. */
+int pv_guard_spec(PyType_Spec *spec, PyTypeObject *base);
+int pv_guard_init(PyObject *m);
 
 /* Per-file type registration, called by module.c in dependency order. */
 int pv_object_init_types(PyObject *m);
@@ -722,7 +729,9 @@ int pv_dm_init_types(PyObject *m);	/* after pv_mr_init_types */
 int pv_fd_arr_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
 int pv_addr_init_types(PyObject *m);
-int pv_wr_init_types(PyObject *m);
+int pv_sge_init_types(PyObject *m);
+int pv_recv_wr_init_types(PyObject *m);
+int pv_send_wr_init_types(PyObject *m);
 int pv_srq_init_types(PyObject *m);	/* after cq, xrcd and wr */
 int pv_qp_attr_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);

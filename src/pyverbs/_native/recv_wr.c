@@ -3,7 +3,8 @@
  * What is posted to a receive queue: RecvWR (struct ibv_recv_wr), and
  * OpsWr (struct ibv_ops_wr, pyverbs.srq), the tag-matching operations
  * posted to an SRQ.  Their SGEs and next_wr chain are held by the shared
- * implementation in wr.c; registered by pv_wr_init_types() there.
+ * implementation in wr.c; the types register themselves with
+ * pv_wr_add_type() (pv_recv_wr_init_types()).
  */
 #include "wr_impl.h"	/* first: Python.h sets _GNU_SOURCE */
 
@@ -149,7 +150,7 @@ static PyType_Spec recvwr_spec = {
 
 static struct pv_wr_sig *const recv_sigs[] = { &recv_sig, NULL };
 
-const struct pv_wr_type pv_wr_recv_type = {
+static const struct pv_wr_type recv_type = {
 	.spec = &recvwr_spec,
 	.fields = recvwr_fields,
 	.extra = recvwr_extra,
@@ -312,10 +313,15 @@ static PyType_Spec opswr_spec = {
 static struct pv_wr_sig *const ops_sigs[] = { &ops_sig, NULL };
 
 /* no vectorcall constructor: tp_new and tp_init build an OpsWr */
-const struct pv_wr_type pv_wr_ops_type = {
+static const struct pv_wr_type ops_type = {
 	.spec = &opswr_spec,
 	.fields = opswr_fields,
 	.extra = opswr_extra,
 	.slot = &pv.OpsWr,
 	.sigs = ops_sigs,
 };
+
+int pv_recv_wr_init_types(PyObject *m)
+{
+	return pv_wr_add_type(m, &recv_type) || pv_wr_add_type(m, &ops_type);
+}

@@ -3,8 +3,8 @@
  * SendWR (struct ibv_send_wr): the constructor with its keyword shortcuts,
  * set_wr_ud/rdma/atomic, set_qp_type_xrc, set_bind_wr, and what posting
  * needs (pv_send_wr_check(), pv_send_wr_copy()).  Its SGEs and next_wr
- * chain are held by the shared implementation in wr.c; registered by
- * pv_wr_init_types() there.
+ * chain are held by the shared implementation in wr.c; the type registers
+ * itself with pv_wr_add_type() (pv_send_wr_init_types()).
  */
 #include "wr_impl.h"	/* first: Python.h sets _GNU_SOURCE */
 
@@ -512,7 +512,7 @@ static PyType_Spec sendwr_spec = {
 static struct pv_wr_sig *const send_sigs[] = { &send_sig, &ud_sig, &rdma_sig,
 					       &atomic_sig, NULL };
 
-const struct pv_wr_type pv_wr_send_type = {
+static const struct pv_wr_type send_type = {
 	.spec = &sendwr_spec,
 	.fields = sendwr_fields,
 	.extra = sendwr_extra,
@@ -520,3 +520,8 @@ const struct pv_wr_type pv_wr_send_type = {
 	.vc = sendwr_vectorcall,
 	.sigs = send_sigs,
 };
+
+int pv_send_wr_init_types(PyObject *m)
+{
+	return pv_wr_add_type(m, &send_type);
+}

@@ -2,7 +2,8 @@
 /*
  * SGE (struct ibv_sge): a scatter/gather element, which the WRs copy in
  * when they are built.  Its constructor is a vectorcall one, as wr.c
- * explains; registered by pv_wr_init_types() (wr.c).
+ * explains; registered with wr.c's pv_wr_add_type().  Also the sg_list
+ * attribute of the WRs, which makes SGE objects.
  */
 #include "wr_impl.h"	/* first: Python.h sets _GNU_SOURCE */
 
@@ -21,13 +22,37 @@ static PyObject *sge_alloc(PyTypeObject *tp)
 	return PyObject_Init(o, tp);	/* takes a reference to tp */
 }
 
-PyObject *pv_wr_sge_new(const struct ibv_sge *sge)
+static PyObject *sge_new(const struct ibv_sge *sge)
 {
 	PyObject *o = sge_alloc(pv.SGE);
 
 	if (o)
 		((struct pv_sge *)o)->sge = *sge;
 	return o;
+}
+
+/* The sg_list attribute of a RecvWR, SendWR or OpsWr (wr_impl.h): a new
+ * SGE object for each SGE of the WR. */
+PyObject *pv_wr_get_sg(PyObject *obj, void *closure)
+{
+	const struct pv_wr_kind *k = closure;
+	const struct ibv_sge *sg = *PV_WR_AT(obj, k->sg_list,
+					     struct ibv_sge *);
+	int i, n = *PV_WR_AT(obj, k->num_sge, int);
+	PyObject *l = PyList_New(n);
+
+	if (!l)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		PyObject *s = sge_new(&sg[i]);
+
+		if (!s) {
+			Py_DECREF(l);
+			return NULL;
+		}
+		PyList_SET_ITEM(l, i, s);
+	}
+	return l;
 }
 
 static int sge_fill(struct pv_sge *self, PyObject **v)
@@ -158,10 +183,15 @@ static PyType_Spec sge_spec = {
 
 static struct pv_wr_sig *const sge_sigs[] = { &sge_sig, &sge_read_sig, NULL };
 
-const struct pv_wr_type pv_wr_sge_type = {
+static const struct pv_wr_type sge_type = {
 	.spec = &sge_spec,
 	.fields = sge_fields,
 	.slot = &pv.SGE,
 	.vc = sge_vectorcall,
 	.sigs = sge_sigs,
 };
+
+int pv_sge_init_types(PyObject *m)
+{
+	return pv_wr_add_type(m, &sge_type);
+}

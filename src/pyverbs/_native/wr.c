@@ -262,25 +262,6 @@ static void sg_free(struct ibv_sge **list, struct ibv_sge *inl)
 	*list = NULL;
 }
 
-static PyObject *sg_to_list(const struct ibv_sge *sg, int n)
-{
-	PyObject *l = PyList_New(n);
-	int i;
-
-	if (!l)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		PyObject *s = pv_wr_sge_new(&sg[i]);
-
-		if (!s) {
-			Py_DECREF(l);
-			return NULL;
-		}
-		PyList_SET_ITEM(l, i, s);
-	}
-	return l;
-}
-
 /* ------------------------------------------------------------------ */
 /* What RecvWR, SendWR and OpsWr share                                 */
 /* ------------------------------------------------------------------ */
@@ -351,14 +332,6 @@ int pv_wr_set_num_sge(PyObject *obj, PyObject *val, void *closure)
 	}
 	*PV_WR_AT(obj, k->num_sge, int) = (int)x;
 	return 0;
-}
-
-PyObject *pv_wr_get_sg(PyObject *obj, void *closure)
-{
-	const struct pv_wr_kind *k = closure;
-
-	return sg_to_list(*PV_WR_AT(obj, k->sg_list, struct ibv_sge *),
-			  *PV_WR_AT(obj, k->num_sge, int));
 }
 
 /* An SGE or a list of them; num_sge becomes their number. */
@@ -446,8 +419,14 @@ PyObject *pv_wr_exit(PyObject *self, PyObject *const *args,
 /* Types registration                                                  */
 /* ------------------------------------------------------------------ */
 
-static int add_wr_type(PyObject *m, const struct pv_wr_type *t)
+/* wr_impl.h */
+int pv_wr_add_type(PyObject *m, const struct pv_wr_type *t)
 {
+	struct pv_wr_sig *const *sig;
+
+	for (sig = t->sigs; *sig; sig++)
+		if (pv_wr_sig_intern(*sig))
+			return -1;
 	if (pv_add_data_type(m, t->spec, pv.PyverbsObject, t->fields, NULL,
 			     t->extra, t->slot))
 		return -1;
@@ -456,25 +435,5 @@ static int add_wr_type(PyObject *m, const struct pv_wr_type *t)
 	 * tp_vectorcall and go through tp_new/tp_init).
 	 */
 	(*t->slot)->tp_vectorcall = t->vc;
-	return 0;
-}
-
-static const struct pv_wr_type *const wr_types[] = {
-	&pv_wr_sge_type, &pv_wr_recv_type, &pv_wr_send_type, &pv_wr_ops_type,
-};
-
-int pv_wr_init_types(PyObject *m)
-{
-	struct pv_wr_sig *const *sig;
-	size_t i, n = sizeof(wr_types) / sizeof(wr_types[0]);
-
-	/* all the signatures first, then the types */
-	for (i = 0; i < n; i++)
-		for (sig = wr_types[i]->sigs; *sig; sig++)
-			if (pv_wr_sig_intern(*sig))
-				return -1;
-	for (i = 0; i < n; i++)
-		if (add_wr_type(m, wr_types[i]))
-			return -1;
 	return 0;
 }

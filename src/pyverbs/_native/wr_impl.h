@@ -132,9 +132,6 @@ static inline int pv_wr_is_sge(PyObject *o)
 	return Py_IS_TYPE(o, pv.SGE) || PyObject_TypeCheck(o, pv.SGE);
 }
 
-/* sge.c: a new SGE holding a copy of *sge */
-PyObject *pv_wr_sge_new(const struct ibv_sge *sge);
-
 /* wr.c */
 int pv_wr_sg_collect(const char *fname, PyObject *sg, int *num_sge,
 		     PyObject *const **items, int *none, PyObject **one);
@@ -222,7 +219,7 @@ PyObject *pv_wr_get_next(PyObject *obj, void *closure);
 int pv_wr_set_next(PyObject *obj, PyObject *val, void *closure);
 PyObject *pv_wr_get_num_sge(PyObject *obj, void *closure);
 int pv_wr_set_num_sge(PyObject *obj, PyObject *val, void *closure);
-PyObject *pv_wr_get_sg(PyObject *obj, void *closure);
+PyObject *pv_wr_get_sg(PyObject *obj, void *closure);	/* sge.c */
 int pv_wr_set_sg(PyObject *obj, PyObject *val, void *closure);
 
 /* The members that all the WR types have, in their tp_getset. */
@@ -263,7 +260,7 @@ PyObject *pv_wr_exit(PyObject *self, PyObject *const *args,
 /* ------------------------------------------------------------------ */
 
 /*
- * What pv_wr_init_types() (wr.c) needs to register a type: its spec, its
+ * What pv_wr_add_type() (wr.c) needs to register a type: its spec, its
  * plain fields and other attributes, where the type object goes, the
  * vectorcall constructor of the exact type (or NULL) and the signatures to
  * intern first (NULL-terminated).
@@ -277,9 +274,8 @@ struct pv_wr_type {
 	struct pv_wr_sig *const *sigs;
 };
 
-extern const struct pv_wr_type pv_wr_sge_type;		/* sge.c */
-extern const struct pv_wr_type pv_wr_recv_type;		/* recv_wr.c */
-extern const struct pv_wr_type pv_wr_ops_type;		/* recv_wr.c */
-extern const struct pv_wr_type pv_wr_send_type;		/* send_wr.c */
+/* Intern t's signatures, make its type.  0 or -1.  Each file registers
+ * its own types with it (module.c calls their init functions). */
+int pv_wr_add_type(PyObject *m, const struct pv_wr_type *t);
 
 #endif
