@@ -36,6 +36,7 @@ static const pv_init_fn inits[] = {
 	pv_dm_init_types,
 	pv_mw_init_types,
 	pv_cq_init_types,
+	pv_cqex_init_types,
 	pv_sge_init_types,
 	pv_recv_wr_init_types,
 	pv_send_wr_init_types,

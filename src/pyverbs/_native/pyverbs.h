@@ -636,6 +636,7 @@ struct pv_state {
 	PyTypeObject *CompChannel;
 	PyTypeObject *CQ;
 	PyTypeObject *WC;
+	PyTypeObject *CQEX;	/* cqex.c */
 	/* addr.c */
 	PyTypeObject *GID;
 	PyTypeObject *GRH;
@@ -728,6 +729,7 @@ int pv_dmabuf_init_types(PyObject *m);	/* after pv_mr_init_types */
 int pv_dm_init_types(PyObject *m);	/* after pv_mr_init_types */
 int pv_fd_arr_init_types(PyObject *m);
 int pv_cq_init_types(PyObject *m);
+int pv_cqex_init_types(PyObject *m);	/* after cq */
 int pv_addr_init_types(PyObject *m);
 int pv_sge_init_types(PyObject *m);
 int pv_recv_wr_init_types(PyObject *m);
