@@ -60,18 +60,27 @@ range:
 	return -1;
 }
 
-int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
-	      const char *what)
+/* v, converted once, as a long long (*overflow: -1 or 1 when out of its
+ * range, as PyLong_AsLongLongAndOverflow() says).  0 or -1. */
+static int as_long_long(PyObject *v, const char *what, long long *x,
+			int *overflow)
 {
 	PyObject *i = pv_as_index(v, what);
-	int overflow;
-	long long x;
 
 	if (!i)
 		return -1;
-	x = PyLong_AsLongLongAndOverflow(i, &overflow);
+	*x = PyLong_AsLongLongAndOverflow(i, overflow);
 	Py_DECREF(i);
-	if (x == -1 && PyErr_Occurred())
+	return *x == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
+	      const char *what)
+{
+	int overflow;
+	long long x;
+
+	if (as_long_long(v, what, &x, &overflow))
 		return -1;
 	if (overflow || x < min || x > max) {
 		PyErr_Format(PyExc_OverflowError,
@@ -342,5 +351,31 @@ int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
 			     _PyType_Name(Py_TYPE(obj)));
 		return -1;
 	}
+	return 0;
+}
+
+/* pyverbs.h; upstream compares with 0 before converting, hence the user
+ * error for any value <= 0, however large */
+int pv_positive_i64(PyObject *v, const char *what, const char *err,
+		    int64_t *out)
+{
+	int overflow;
+	long long x;
+
+	/* converted once: a second __index__ could see another value, or
+	 * run with the first one's OverflowError pending */
+	if (as_long_long(v, what, &x, &overflow))
+		return -1;
+	if (overflow < 0 || (!overflow && x <= 0)) {
+		pv_raise_user("%s", err);
+		return -1;
+	}
+	if (overflow) {
+		PyErr_Format(PyExc_OverflowError,
+			     "%s is out of range (1..%lld)", what,
+			     (long long)INT64_MAX);
+		return -1;
+	}
+	*out = x;
 	return 0;
 }

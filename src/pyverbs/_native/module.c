@@ -45,6 +45,7 @@ static const pv_init_fn inits[] = {
 	pv_qp_init_types,
 	pv_qpex_init_types,
 	pv_wq_init_types,
+	pv_rwq_ind_table_init_types,
 	pv_spec_init_types,
 	pv_flow_init_types,
 #if PV_HAVE_RDMACM

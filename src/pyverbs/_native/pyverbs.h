@@ -530,6 +530,11 @@ static inline int pv_long_small(PyObject *v, uint64_t *out)
  * TypeError ("<what> must be an int, not ...") for None, bool, float and
  * non-integers. */
 PyObject *pv_as_index(PyObject *v, const char *what);
+/* v (converted once) as an int64 > 0 into *out: a value <= 0, however
+ * large, raises PyverbsUserError(err), anything not an int TypeError, a too
+ * large value OverflowError.  0 or -1. */
+int pv_positive_i64(PyObject *v, const char *what, const char *err,
+		    int64_t *out);
 int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
 	      const char *what);
 /* O& converters for PyArg_Parse*: "None" is refused. */
@@ -741,6 +746,7 @@ int pv_qpex_init_types(PyObject *m);
 int pv_spec_init_types(PyObject *m);
 int pv_flow_init_types(PyObject *m);	/* after spec and qp */
 int pv_wq_init_types(PyObject *m);
+int pv_rwq_ind_table_init_types(PyObject *m);	/* after wq */
 int pv_cm_init_types(PyObject *m);	/* cm/cmid.c, after qp_attr, mr;
 					 * with librdmacm */
 int pv_mlx5_init_types(PyObject *m);	/* providers/mlx5/mlx5.c, when built */
