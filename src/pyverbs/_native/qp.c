@@ -286,181 +286,215 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return pv_qp_create(obj, creator, init_attr, qp_attr, NULL);
 }
 
-int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
-		 PyObject *qp_attr, const struct pv_qp_create_hook *hook)
-{
-	struct pv_qp *self = (struct pv_qp *)obj;
-	PyObject *scq_o, *rcq_o, *srq_o, *qp_context, *pd_o = Py_None;
-	struct pv_obj *ctx, *links[8], *uses[6];
-	struct pv_alloc_guard guard;
+/* What pv_qp_create() gathers from its arguments before creating. */
+struct qp_args {
+	struct pv_obj *ctx;
+	struct pv_pd *pd;		/* NULL: none (a QPInitAttrEx's) */
+	PyObject *pd_o;			/* the QPInitAttrEx's pd, or None */
+	int is_ex;			/* on a Context, with a QPInitAttrEx */
+	PyObject *scq_o, *rcq_o, *srq_o, *qp_context;
 	struct pv_cq *scq, *rcq;
-	struct pv_pd *pd = NULL;
-	struct pv_xrcd *xrcd = NULL;
-	struct pv_rwq_ind_table *ind = NULL;
-	struct ibv_rx_hash_conf rx;
 	struct pv_srq *srq;
-	struct pv_qp_attr *qa = NULL;
-	int nlinks = 0, i, is_ex;
+	struct pv_xrcd *xrcd;
+	struct pv_rwq_ind_table *ind;
+	struct ibv_rx_hash_conf rx;
+};
 
-	if (!self->obj.closed || self->obj.nparents) {
-		pv_raise_user("QP is already initialised");
-		return -1;
-	}
-	if (qp_attr != Py_None && !(qa = qp_attr_arg(qp_attr)))
-		return -1;
+/* Step 1: the creator (a PD, or a Context with a QPInitAttrEx) and its
+ * init attributes' type; the Context and PD, open.  0 or -1. */
+static int qp_creator(PyObject *creator, PyObject *init_attr,
+		      const struct pv_qp_create_hook *hook,
+		      struct qp_args *q)
+{
+	q->pd = NULL;
+	q->pd_o = Py_None;
 	if (hook && hook->create && !pv_type_ok(creator, pv.Context)) {
 		PyErr_Format(PyExc_TypeError, "context must be a Context, not "
 			     "%.100s", Py_TYPE(creator)->tp_name);
 		return -1;
 	}
 	if (pv_type_ok(creator, pv.PD)) {
-		pd = (struct pv_pd *)creator;
+		q->pd = (struct pv_pd *)creator;
 		if (!pv_type_ok(init_attr, pv.QPInitAttr)) {
 			PyErr_Format(PyExc_TypeError,
 				     "a QP created on a PD needs a QPInitAttr, "
 				     "not %.100s", Py_TYPE(init_attr)->tp_name);
 			return -1;
 		}
-		if (pv_check_open(&pd->obj))
+		if (pv_check_open(&q->pd->obj))
 			return -1;
-		ctx = pv_obj_parent(&pd->obj, 0);
-		is_ex = 0;
-	} else if (pv_type_ok(creator, pv.Context)) {
-		if (!pv_type_ok(init_attr, pv.QPInitAttrEx)) {
-			PyErr_Format(PyExc_TypeError,
-				     "a QP created on a Context needs a "
-				     "QPInitAttrEx, not %.100s",
-				     Py_TYPE(init_attr)->tp_name);
-			return -1;
-		}
-		ctx = PV_OBJ(creator);
-		if (pv_check_open(ctx))
-			return -1;
-		pd_o = ((struct pv_qp_init_attr_ex *)init_attr)->pd;
-		if (pd_o && pd_o != Py_None) {
-			pd = (struct pv_pd *)pd_o;
-			if (pv_obj_check_in(&pd->obj, ctx, "PD", "QP"))
-				return -1;
-		} else {
-			pd_o = Py_None;
-		}
-		is_ex = 1;
-	} else {
+		q->ctx = pv_obj_parent(&q->pd->obj, 0);
+		q->is_ex = 0;
+		return 0;
+	}
+	if (!pv_type_ok(creator, pv.Context)) {
 		PyErr_Format(PyExc_TypeError,
 			     "QP creator must be a PD or a Context, not %.100s",
 			     Py_TYPE(creator)->tp_name);
 		return -1;
 	}
-	if (is_ex) {
+	if (!pv_type_ok(init_attr, pv.QPInitAttrEx)) {
+		PyErr_Format(PyExc_TypeError,
+			     "a QP created on a Context needs a "
+			     "QPInitAttrEx, not %.100s",
+			     Py_TYPE(init_attr)->tp_name);
+		return -1;
+	}
+	q->ctx = PV_OBJ(creator);
+	if (pv_check_open(q->ctx))
+		return -1;
+	q->is_ex = 1;
+	q->pd_o = ((struct pv_qp_init_attr_ex *)init_attr)->pd;
+	if (!q->pd_o || q->pd_o == Py_None) {
+		q->pd_o = Py_None;
+		return 0;
+	}
+	q->pd = (struct pv_pd *)q->pd_o;
+	return pv_obj_check_in(&q->pd->obj, q->ctx, "PD", "QP");
+}
+
+/* Step 2: the objects the init attributes name (CQs, SRQ, XRCD, RSS
+ * table), each open and of the QP's Context.  0 or -1. */
+static int qp_objects(PyObject *init_attr, struct qp_args *q)
+{
+	q->xrcd = NULL;
+	q->ind = NULL;
+	if (q->is_ex) {
 		struct pv_qp_init_attr_ex *ia = (void *)init_attr;
 
-		scq_o = ia->scq;
-		rcq_o = ia->rcq;
-		srq_o = ia->srq;
-		qp_context = ia->qp_context;
+		q->scq_o = ia->scq;
+		q->rcq_o = ia->rcq;
+		q->srq_o = ia->srq;
+		q->qp_context = ia->qp_context;
 		if (qp_check_create(ia->attr.qp_type, ia->attr.comp_mask, 1,
-				    ia->attr.cap.max_send_wr, pd_o,
-				    scq_o ? scq_o : Py_None,
-				    rcq_o ? rcq_o : Py_None))
+				    ia->attr.cap.max_send_wr, q->pd_o,
+				    q->scq_o ? q->scq_o : Py_None,
+				    q->rcq_o ? q->rcq_o : Py_None))
 			return -1;
 		if ((ia->attr.comp_mask & IBV_QP_INIT_ATTR_XRCD) &&
-		    !(xrcd = qp_xrcd_arg(ia->xrcd, ctx)))
+		    !(q->xrcd = qp_xrcd_arg(ia->xrcd, q->ctx)))
 			return -1;
-		if (qp_rss_args(ia, ctx, &ind, &rx))
+		if (qp_rss_args(ia, q->ctx, &q->ind, &q->rx))
 			return -1;
 	} else {
 		struct pv_qp_init_attr *ia = (void *)init_attr;
 
-		scq_o = ia->scq;
-		rcq_o = ia->rcq;
-		srq_o = ia->srq;
-		qp_context = ia->qp_context;
-		if (qp_check_create(ia->attr.qp_type, 0, 0, 0, pd_o,
-				    scq_o ? scq_o : Py_None,
-				    rcq_o ? rcq_o : Py_None))
+		q->scq_o = ia->scq;
+		q->rcq_o = ia->rcq;
+		q->srq_o = ia->srq;
+		q->qp_context = ia->qp_context;
+		if (qp_check_create(ia->attr.qp_type, 0, 0, 0, q->pd_o,
+				    q->scq_o ? q->scq_o : Py_None,
+				    q->rcq_o ? q->rcq_o : Py_None))
 			return -1;
 	}
-	scq = qp_cq_arg(scq_o, ctx, "send CQ");
-	if (!scq && PyErr_Occurred())
+	q->scq = qp_cq_arg(q->scq_o, q->ctx, "send CQ");
+	if (!q->scq && PyErr_Occurred())
 		return -1;
-	rcq = qp_cq_arg(rcq_o, ctx, "receive CQ");
-	if (!rcq && PyErr_Occurred())
+	q->rcq = qp_cq_arg(q->rcq_o, q->ctx, "receive CQ");
+	if (!q->rcq && PyErr_Occurred())
 		return -1;
-	srq = qp_srq_arg(srq_o, ctx);
-	if (!srq && PyErr_Occurred())
+	q->srq = qp_srq_arg(q->srq_o, q->ctx);
+	if (!q->srq && PyErr_Occurred())
 		return -1;
+	return 0;
+}
+
+/* ibv_create_qp_ex(), or the hook's create(), into self->qp. */
+static void qp_make_ex(struct pv_qp *self, struct ibv_qp_init_attr_ex *a,
+		       struct qp_args *q, const struct pv_qp_create_hook *hook)
+{
+	struct ibv_context *ctx = ((struct pv_context *)q->ctx)->ctx;
+
+	a->qp_context = self;
+	a->send_cq = q->scq ? q->scq->cq : NULL;
+	a->recv_cq = q->rcq ? q->rcq->cq : NULL;
+	a->srq = q->srq ? q->srq->srq : NULL;
+	a->xrcd = q->xrcd ? q->xrcd->xrcd : NULL;
+	a->rwq_ind_tbl = q->ind ? q->ind->tbl : NULL;
+	a->rx_hash_conf = q->rx;
+	a->pd = q->pd ? q->pd->pd : NULL;
+	if (hook && hook->create) {
+		self->qp = hook->create((PyObject *)self, ctx, a, hook->arg);
+	} else {
+		self->qp = ibv_create_qp_ex(ctx, a);
+		if (!self->qp)
+			pv_raise_errno("ibv_create_qp_ex",
+				       "Failed to create QP");
+	}
+	/* the key belongs to the RxHashConf: no pointer left here */
+	memset(&a->rx_hash_conf, 0, sizeof(a->rx_hash_conf));
+}
+
+/* ibv_create_qp() on the PD, or the hook's create_on_pd(). */
+static void qp_make_on_pd(struct pv_qp *self, struct ibv_qp_init_attr *a,
+			  struct qp_args *q,
+			  const struct pv_qp_create_hook *hook)
+{
+	a->qp_context = self;
+	a->send_cq = q->scq ? q->scq->cq : NULL;
+	a->recv_cq = q->rcq ? q->rcq->cq : NULL;
+	a->srq = q->srq ? q->srq->srq : NULL;
+	if (hook && hook->create_on_pd) {
+		self->qp = hook->create_on_pd((PyObject *)self, q->pd->pd, a,
+					      hook->arg);
+	} else {
+		self->qp = ibv_create_qp(q->pd->pd, a);
+		if (!self->qp)
+			pv_raise_errno("ibv_create_qp", "Failed to create QP");
+	}
+}
+
+/* Step 3: create the QP, every object it names held (a parent domain's
+ * allocators may run Python code meanwhile).  0 or -1. */
+static int qp_make(struct pv_qp *self, PyObject *init_attr,
+		   struct qp_args *q, const struct pv_qp_create_hook *hook)
+{
+	struct pv_alloc_guard guard;
+	struct pv_obj *uses[6];
 
 	pv_obj_setup(&self->obj, pv_qp_destroy);
-	uses[0] = ctx;
-	uses[1] = xrcd ? &xrcd->obj : NULL;
-	uses[2] = scq ? &scq->obj : NULL;
-	uses[3] = rcq ? &rcq->obj : NULL;
-	uses[4] = ind ? &ind->obj : NULL;
-	uses[5] = srq ? &srq->obj : NULL;
-	pv_alloc_guard_begin(&guard, pd, uses, 6);
-	if (is_ex) {
-		struct ibv_qp_init_attr_ex *a =
-			&((struct pv_qp_init_attr_ex *)init_attr)->attr;
+	uses[0] = q->ctx;
+	uses[1] = q->xrcd ? &q->xrcd->obj : NULL;
+	uses[2] = q->scq ? &q->scq->obj : NULL;
+	uses[3] = q->rcq ? &q->rcq->obj : NULL;
+	uses[4] = q->ind ? &q->ind->obj : NULL;
+	uses[5] = q->srq ? &q->srq->obj : NULL;
+	pv_alloc_guard_begin(&guard, q->pd, uses, 6);
+	if (q->is_ex)
+		qp_make_ex(self, &((struct pv_qp_init_attr_ex *)init_attr)->attr,
+			   q, hook);
+	else
+		qp_make_on_pd(self, &((struct pv_qp_init_attr *)init_attr)->attr,
+			      q, hook);
+	pv_alloc_guard_end(&guard, !self->qp);
+	return self->qp ? 0 : -1;
+}
 
-		a->qp_context = self;
-		a->send_cq = scq ? scq->cq : NULL;
-		a->recv_cq = rcq ? rcq->cq : NULL;
-		a->srq = srq ? srq->srq : NULL;
-		a->xrcd = xrcd ? xrcd->xrcd : NULL;
-		a->rwq_ind_tbl = ind ? ind->tbl : NULL;
-		a->rx_hash_conf = rx;
-		a->pd = pd ? pd->pd : NULL;
-		if (hook && hook->create) {
-			self->qp = hook->create(obj,
-					((struct pv_context *)ctx)->ctx, a,
-					hook->arg);
-		} else {
-			self->qp = ibv_create_qp_ex(
-				((struct pv_context *)ctx)->ctx, a);
-			if (!self->qp)
-				pv_raise_errno("ibv_create_qp_ex",
-					       "Failed to create QP");
-		}
-		/* the key belongs to the RxHashConf: no pointer left here */
-		memset(&a->rx_hash_conf, 0, sizeof(a->rx_hash_conf));
-		pv_alloc_guard_end(&guard, !self->qp);
-		if (!self->qp)
-			return -1;
-		links[nlinks++] = ctx;
-		if (pd)
-			links[nlinks++] = &pd->obj;
-		if (xrcd)
-			links[nlinks++] = &xrcd->obj;
-		if (ind)
-			links[nlinks++] = &ind->obj;
+/* Step 4: link the new QP to its parents and keep what it names; on
+ * failure it is destroyed again.  0 or -1. */
+static int qp_adopt(struct pv_qp *self, struct qp_args *q)
+{
+	struct pv_obj *links[8];
+	int nlinks = 0, i;
+
+	if (q->is_ex) {
+		links[nlinks++] = q->ctx;
+		if (q->pd)
+			links[nlinks++] = &q->pd->obj;
+		if (q->xrcd)
+			links[nlinks++] = &q->xrcd->obj;
+		if (q->ind)
+			links[nlinks++] = &q->ind->obj;
 	} else {
-		struct ibv_qp_init_attr *a =
-			&((struct pv_qp_init_attr *)init_attr)->attr;
-
-		a->qp_context = self;
-		a->send_cq = scq ? scq->cq : NULL;
-		a->recv_cq = rcq ? rcq->cq : NULL;
-		a->srq = srq ? srq->srq : NULL;
-		if (hook && hook->create_on_pd) {
-			self->qp = hook->create_on_pd(obj, pd->pd, a,
-						      hook->arg);
-		} else {
-			self->qp = ibv_create_qp(pd->pd, a);
-			if (!self->qp)
-				pv_raise_errno("ibv_create_qp",
-					       "Failed to create QP");
-		}
-		pv_alloc_guard_end(&guard, !self->qp);
-		if (!self->qp)
-			return -1;
-		links[nlinks++] = &pd->obj;
+		links[nlinks++] = &q->pd->obj;
 	}
-	if (scq)
-		links[nlinks++] = &scq->obj;
-	if (rcq && rcq != scq)
-		links[nlinks++] = &rcq->obj;
-	if (srq)
-		links[nlinks++] = &srq->obj;
+	if (q->scq)
+		links[nlinks++] = &q->scq->obj;
+	if (q->rcq && q->rcq != q->scq)
+		links[nlinks++] = &q->rcq->obj;
+	if (q->srq)
+		links[nlinks++] = &q->srq->obj;
 	if (pv_obj_reserve_parents(&self->obj, nlinks)) {
 		pv_qp_destroy(&self->obj);
 		return -1;
@@ -472,42 +506,62 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 			pv_close_own(&self->obj);
 			return -1;
 		}
-	self->pd = pd;
-	self->scq = scq;
-	self->rcq = rcq;
-	self->ind_table = ind;
-	self->srq = srq;
+	self->pd = q->pd;
+	self->scq = q->scq;
+	self->rcq = q->rcq;
+	self->ind_table = q->ind;
+	self->srq = q->srq;
 	self->qp_type = self->qp->qp_type;
-	pv_set_slot(&self->qp_context, qp_context ? qp_context : Py_None);
+	pv_set_slot(&self->qp_context, q->qp_context ? q->qp_context : Py_None);
 	pv_obj_opened(&self->obj);
-
-	/*
-	 * With qp_attr, upstream moves UD and raw packet QPs to RTS and the
-	 * connected types (which need the remote QPN) to INIT.
-	 */
-	if (qa) {
-		int dst;
-
-		switch (self->qp_type) {
-		case IBV_QPT_UD:
-		case IBV_QPT_RAW_PACKET:
-			dst = QP_TO_RTS;
-			break;
-		default:
-			dst = QP_TO_INIT;
-		}
-		if (qp_trans_mask(self->qp_type, dst) < 0 ||
-		    qp_to(self, qa, dst)) {
-			PyObject *et, *ev, *tb;
-
-			PyErr_Fetch(&et, &ev, &tb);
-			if (pv_close_own(&self->obj))
-				PyErr_WriteUnraisable(obj);
-			PyErr_Restore(et, ev, tb);
-			return -1;
-		}
-	}
 	return 0;
+}
+
+/*
+ * Step 5, with qp_attr: upstream moves UD and raw packet QPs to RTS and
+ * the connected types (which need the remote QPN) to INIT.  On failure the
+ * QP is closed again.  0 or -1.
+ */
+static int qp_first_state(struct pv_qp *self, struct pv_qp_attr *qa)
+{
+	PyObject *et, *ev, *tb;
+	int dst;
+
+	switch (self->qp_type) {
+	case IBV_QPT_UD:
+	case IBV_QPT_RAW_PACKET:
+		dst = QP_TO_RTS;
+		break;
+	default:
+		dst = QP_TO_INIT;
+	}
+	if (qp_trans_mask(self->qp_type, dst) >= 0 && !qp_to(self, qa, dst))
+		return 0;
+	PyErr_Fetch(&et, &ev, &tb);
+	if (pv_close_own(&self->obj))
+		PyErr_WriteUnraisable((PyObject *)self);
+	PyErr_Restore(et, ev, tb);
+	return -1;
+}
+
+int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
+		 PyObject *qp_attr, const struct pv_qp_create_hook *hook)
+{
+	struct pv_qp *self = (struct pv_qp *)obj;
+	struct pv_qp_attr *qa = NULL;
+	struct qp_args q;
+
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("QP is already initialised");
+		return -1;
+	}
+	if (qp_attr != Py_None && !(qa = qp_attr_arg(qp_attr)))
+		return -1;
+	if (qp_creator(creator, init_attr, hook, &q) ||
+	    qp_objects(init_attr, &q) || qp_make(self, init_attr, &q, hook) ||
+	    qp_adopt(self, &q))
+		return -1;
+	return qa ? qp_first_state(self, qa) : 0;
 }
 
 static inline int qp_open(struct pv_qp *self)
