@@ -113,10 +113,10 @@ void pv_mlx5_undo_create(struct pv_obj *o);
 int pv_mlx5_flow_init_types(PyObject *m);	/* flow.c */
 int pv_mlx5_dr_init_types(PyObject *m);	/* dr.c */
 int pv_mlx5_dr_action_init_types(PyObject *m);	/* dr_action.c, after dr.c */
-/* The types of dr.c, dr_action.c and flow.c that the other two use. */
+/* The types of dr.c and dr_action.c that the other uses (in dr.c; flow.c
+ * keeps its own, below both). */
 struct pv_mlx5dr_types {
 	PyTypeObject *DrDomain, *DrTable, *DrAction;
-	PyTypeObject *Mlx5FlowMatchParameters;
 };
 extern struct pv_mlx5dr_types pv_dr;
 /* A DR domain or table: parents[0] is the Context / the DrDomain. */
