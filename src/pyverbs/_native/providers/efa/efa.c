@@ -5,8 +5,6 @@
  */
 #include "efa.h"
 
-struct pv_efa_types pv_efa;
-
 int pv_efa_init_types(PyObject *m)
 {
 	if (PyModule_AddIntConstant(m, "_HAVE_EFA", 1))

@@ -3,7 +3,8 @@
  * pyverbs.providers.efa: EFA direct verbs over libefa (built when meson
  * finds libefa; PV_HAVE_EFA).
  *
- *   efa.c       registration (pv_efa_init_types)
+ *   efa.c       registration (pv_efa_init_types), calling the others
+ *   efa_state.c the provider's state (pv_efa, the type pointers)
  *   efa_attr.c  the plain-data attribute classes (EfaDVDeviceAttr,
  *               EfaDVAHAttr, EfaQPInitAttr, EfaDVCQInitAttr)
  *   efadv.c     the objects (EfaContext, EfaAH, SRDQP, SRDQPEx, EfaCQ),
@@ -20,7 +21,7 @@
 #include "pyverbs.h"
 #include <infiniband/efadv.h>
 
-/* The EFA types, set by registration. */
+/* efa_state.c: the EFA types, set by registration. */
 struct pv_efa_types {
 	PyTypeObject *DeviceAttr;	/* EfaDVDeviceAttr */
 	PyTypeObject *AHAttr;		/* EfaDVAHAttr */

@@ -59,20 +59,6 @@ PyTypeObject *pv_mlx5_context_type(void)
 	return mctx_type;
 }
 
-struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname)
-{
-	if (!PyObject_TypeCheck(o, pv.Context)) {
-		PyErr_Format(PyExc_TypeError,
-			     "Argument '%s' has incorrect type (expected "
-			     "pyverbs.device.Context, got %.200s)", argname,
-			     Py_TYPE(o)->tp_name);
-		return NULL;
-	}
-	if (pv_check_open(PV_OBJ(o)))
-		return NULL;
-	return (struct pv_context *)o;
-}
-
 /* ---- Mlx5DVContextAttr ---- */
 
 struct mlx5_ctx_attr {
@@ -85,18 +71,6 @@ static const struct pv_field mca_fields[] = {
 	PV_FIELD(struct mlx5_ctx_attr, attr.comp_mask, "comp_mask"),
 	PV_FIELD_END
 };
-
-/* Store the given values (NULL: keep) into fields[0..n-1]. 0 or -1. */
-int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
-			 PyObject *const *vals, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (vals[i] && pv_field_store(obj, &fields[i], vals[i]))
-			return -1;
-	return 0;
-}
 
 static int mca_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
@@ -521,21 +495,6 @@ static PyObject *mctx_crypto_logout(PyObject *unused, PyObject *args,
 				   "Failed to logout from crypto login "
 				   "session.");
 	Py_RETURN_NONE;
-}
-
-/*
- * bytes(in_) as upstream (bytes, or an object with __bytes__); a new
- * reference or NULL.  An int is refused (bytes(5) would be 5 zero bytes).
- */
-PyObject *pv_mlx5_mailbox_in(PyObject *in)
-{
-	if (PyLong_Check(in)) {
-		PyErr_Format(PyExc_TypeError,
-			     "in_ must be bytes or have __bytes__, not %.100s",
-			     Py_TYPE(in)->tp_name);
-		return NULL;
-	}
-	return PyObject_Bytes(in);
 }
 
 static PyObject *mctx_devx_general_cmd(PyObject *obj, PyObject *args,

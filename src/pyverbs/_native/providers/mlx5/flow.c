@@ -25,13 +25,14 @@ struct pv_match_params {
 	PyObject_HEAD
 	struct mlx5dv_flow_match_parameters *params;	/* NULL: closed */
 };
+static PyTypeObject *match_params_type;
 
 struct mlx5dv_flow_match_parameters *pv_mlx5_match_params(PyObject *o,
 							   const char *what)
 {
 	struct pv_match_params *mp = (struct pv_match_params *)o;
 
-	if (!pv_type_ok(o, pv_dr.Mlx5FlowMatchParameters)) {
+	if (!pv_type_ok(o, match_params_type)) {
 		PyErr_Format(PyExc_TypeError, "%s must be a "
 			     "Mlx5FlowMatchParameters, not %.100s", what,
 			     Py_TYPE(o)->tp_name);
@@ -160,7 +161,7 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw,
 					 "O!|O&O&O&O&O&O&:Mlx5FlowMatcherAttr",
-					 kwlist, pv_dr.Mlx5FlowMatchParameters,
+					 kwlist, match_params_type,
 					 &mask, pv_conv_uint, &type,
 					 pv_conv_u32, &a.flags,
 					 pv_conv_u16, &a.priority, pv_conv_u8,
@@ -800,8 +801,7 @@ int pv_mlx5_flow_init_types(PyObject *m)
 		&fah_spec, (PyObject *)pv.PyverbsCM);
 	if (!handle_type)
 		return -1;
-	if (pv_add_type(m, &mp_spec, pv.PyverbsObject,
-			&pv_dr.Mlx5FlowMatchParameters) ||
+	if (pv_add_type(m, &mp_spec, pv.PyverbsObject, &match_params_type) ||
 	    pv_add_type(m, &ma_spec, pv.PyverbsObject, &matcher_attr_type) ||
 	    pv_add_type(m, &fm_spec, pv.PyverbsCM, &matcher_type) ||
 	    pv_add_type(m, &rf_spec, pv.FlowAction, &reformat_type) ||

@@ -20,15 +20,6 @@ static PyTypeObject *sig_crc_type, *sig_t10dif_type, *sig_domain_type,
 
 #define MKEY_MOD "pyverbs.providers.mlx5.mlx5dv_mkey."
 
-int pv_mlx5_arg_type_error(const char *arg, const char *expected,
-			   PyObject *got)
-{
-	PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type "
-		     "(expected %s, got %.100s)", arg, expected,
-		     Py_TYPE(got)->tp_name);
-	return -1;
-}
-
 /* ------------------------------------------------------------------ */
 /* Mlx5SigCrc, Mlx5SigT10Dif                                           */
 /* ------------------------------------------------------------------ */

@@ -10,6 +10,24 @@
 #include "pyverbs.h"
 #include <infiniband/mlx5dv.h>
 
+/*
+ * args.c: the argument helpers every family may use (the provider's lowest
+ * unit; it calls only the core).
+ */
+/* The open Context o, argument argname of a static method; else NULL with
+ * TypeError (Cython's wording) or PyverbsUserError. */
+struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname);
+/* Store vals[i] (NULL: skip) into fields[i], i < n.  0 or -1. */
+int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
+			 PyObject *const *vals, int n);
+/* bytes(in) of a DevX/PP input (bytes or __bytes__; an int is refused with
+ * TypeError); a new reference or NULL. */
+PyObject *pv_mlx5_mailbox_in(PyObject *in);
+/* TypeError as Cython words it for a typed argument ("Argument 'arg' has
+ * incorrect type (expected <expected>, got <type>)"); -1. */
+int pv_mlx5_arg_type_error(const char *arg, const char *expected,
+			   PyObject *got);
+
 /* Each family's type registration (0, or -1 with an exception set). */
 /* mlx5ctx */
 int pv_mlx5_context_init_types(PyObject *m);	/* context.c */
@@ -20,20 +38,11 @@ int pv_mlx5_objects_init_types(PyObject *m);	/* objects.c */
 int pv_mlx5_vfio_init_types(PyObject *m);	/* vfio.c, after context */
 /* context.c: the Mlx5Context type (NULL before registration). */
 PyTypeObject *pv_mlx5_context_type(void);
-/* context.c: the open Context o, argument argname of a static method;
- * else NULL with TypeError (Cython's wording) or PyverbsUserError. */
-struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname);
 /* context.c: Context.__init__(name=name, attr=attr) on obj (a lookup that
  * keeps the device, the object left closed).  0 or -1. */
 int pv_mlx5_ctx_lookup(PyObject *obj, PyObject *name, PyObject *attr);
-/* context.c: store vals[i] (NULL: skip) into fields[i], i < n.  0 or -1. */
-int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
-			 PyObject *const *vals, int n);
 /* context.c: is v the int -1? (never raises) */
 int pv_mlx5_is_minus_one(PyObject *v);
-/* context.c: bytes(in) of a DevX/PP input (bytes or __bytes__; an int is
- * refused with TypeError); a new reference or NULL. */
-PyObject *pv_mlx5_mailbox_in(PyObject *in);
 /*
  * The slots and spec (var_slots, var_spec) of a plain-data type whose
  * instances answer a query (no constructor arguments; struct st; Python
@@ -55,11 +64,6 @@ int pv_mlx5_qp_attr_init_types(PyObject *m);
 int pv_mlx5_mkey_init_types(PyObject *m);
 /* qp.c: Mlx5QP (after qp_attr.c and mkey.c) */
 int pv_mlx5_qp_init_types(PyObject *m);
-
-/* mkey.c: TypeError as Cython words it for a typed argument ("Argument
- * 'arg' has incorrect type (expected <expected>, got <type>)"); -1. */
-int pv_mlx5_arg_type_error(const char *arg, const char *expected,
-			   PyObject *got);
 
 struct pv_mlx5_dv_qp_init_attr {
 	PyObject_HEAD
@@ -109,10 +113,10 @@ void pv_mlx5_undo_create(struct pv_obj *o);
 int pv_mlx5_flow_init_types(PyObject *m);	/* flow.c */
 int pv_mlx5_dr_init_types(PyObject *m);	/* dr.c */
 int pv_mlx5_dr_action_init_types(PyObject *m);	/* dr_action.c, after dr.c */
-/* The types of dr.c, dr_action.c and flow.c that the other two use. */
+/* The types of dr.c and dr_action.c that the other uses (in dr.c; flow.c
+ * keeps its own, below both). */
 struct pv_mlx5dr_types {
 	PyTypeObject *DrDomain, *DrTable, *DrAction;
-	PyTypeObject *Mlx5FlowMatchParameters;
 };
 extern struct pv_mlx5dr_types pv_dr;
 /* A DR domain or table: parents[0] is the Context / the DrDomain. */

@@ -154,50 +154,58 @@ static int dv_mask(PyObject *kw, const char *name, uint64_t dflt,
 	return pv_to_u64(v, UINT64_MAX, out, name);
 }
 
-static int dvobj_init_obj(struct dv_obj *self, PyObject *typeo,
-			  PyObject *kw)
+/* One init_obj() call: the objects asked for (borrowed; Py_None: not
+ * asked), the views made for them (new references or NULL) and the struct
+ * mlx5dv_init_obj() reads. */
+struct dv_call {
+	PyObject *cq, *qp, *pd, *srq;
+	PyObject *vcq, *vqp, *vpd, *vsrq;
+	struct mlx5dv_obj o;
+};
+
+/* Refuse a keyword init_obj() does not know (TypeError). 0 or -1. */
+static int dv_check_kw(PyObject *kw)
 {
 	static const char *const known[] = { "cq", "qp", "pd", "srq",
 					     "qp_comp_mask", "srq_comp_mask",
 					     NULL };
-	PyObject *cq = Py_None, *qp = Py_None, *pd = Py_None, *srq = Py_None;
-	PyObject *vcq = NULL, *vqp = NULL, *vpd = NULL, *vsrq = NULL;
-	struct mlx5dv_obj o;
-	uint64_t type;
-	int rc = -1;
+	PyObject *key;
+	Py_ssize_t pos = 0;
 
-	if (pv_to_u64(typeo, UINT64_MAX, &type, "obj_type"))
-		return -1;
-	if (kw) {
-		PyObject *key;
-		Py_ssize_t pos = 0;
+	if (!kw)
+		return 0;
+	while (PyDict_Next(kw, &pos, &key, NULL)) {
+		const char *k = PyUnicode_AsUTF8(key);
+		int i;
 
-		while (PyDict_Next(kw, &pos, &key, NULL)) {
-			const char *k = PyUnicode_AsUTF8(key);
-			int i;
-
-			if (!k)
-				return -1;
-			for (i = 0; known[i] && strcmp(known[i], k); i++)
-				;
-			if (!known[i]) {
-				PyErr_Format(PyExc_TypeError,
-					     "unexpected keyword argument "
-					     "'%s'", k);
-				return -1;
-			}
+		if (!k)
+			return -1;
+		for (i = 0; known[i] && strcmp(known[i], k); i++)
+			;
+		if (!known[i]) {
+			PyErr_Format(PyExc_TypeError,
+				     "unexpected keyword argument "
+				     "'%s'", k);
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The objects of the type bits of type, into c; each bit must come with
+ * its object and only the supported bits are accepted.  0 or -1. */
+static int dv_pick(struct dv_call *c, PyObject *kw, uint64_t type)
+{
 	if (type & MLX5DV_OBJ_CQ)
-		cq = dv_kw(kw, "cq");
+		c->cq = dv_kw(kw, "cq");
 	if (type & MLX5DV_OBJ_QP)
-		qp = dv_kw(kw, "qp");
+		c->qp = dv_kw(kw, "qp");
 	if (type & MLX5DV_OBJ_PD)
-		pd = dv_kw(kw, "pd");
+		c->pd = dv_kw(kw, "pd");
 	if (type & MLX5DV_OBJ_SRQ)
-		srq = dv_kw(kw, "srq");
-	if (cq == Py_None && qp == Py_None && pd == Py_None &&
-	    srq == Py_None) {
+		c->srq = dv_kw(kw, "srq");
+	if (c->cq == Py_None && c->qp == Py_None && c->pd == Py_None &&
+	    c->srq == Py_None) {
 		pv_raise_user("No supported object was provided.");
 		return -1;
 	}
@@ -206,69 +214,94 @@ static int dvobj_init_obj(struct dv_obj *self, PyObject *typeo,
 		pv_raise_user("Invalid obj_type was provided");
 		return -1;
 	}
-	if ((type & MLX5DV_OBJ_CQ && cq == Py_None) ||
-	    (type & MLX5DV_OBJ_QP && qp == Py_None) ||
-	    (type & MLX5DV_OBJ_PD && pd == Py_None) ||
-	    (type & MLX5DV_OBJ_SRQ && srq == Py_None)) {
+	if ((type & MLX5DV_OBJ_CQ && c->cq == Py_None) ||
+	    (type & MLX5DV_OBJ_QP && c->qp == Py_None) ||
+	    (type & MLX5DV_OBJ_PD && c->pd == Py_None) ||
+	    (type & MLX5DV_OBJ_SRQ && c->srq == Py_None)) {
 		pv_raise_user("obj_type names an object that was not "
 			      "provided");
 		return -1;
 	}
-	memset(&o, 0, sizeof(o));
-	if (cq != Py_None) {
-		struct pv_cq *c = pv_cq_from_obj(cq, "cq");
+	return 0;
+}
 
-		if (!c || !(vcq = dv_view(dvcq_type)))
-			goto out;
-		o.cq.in = c->cq;
-		o.cq.out = &((struct dv_cq *)vcq)->cq;
+/* Check the objects of c, make their views and point c->o at both.
+ * 0 or -1 (the views made so far stay in c). */
+static int dv_fill(struct dv_call *c, PyObject *kw)
+{
+	memset(&c->o, 0, sizeof(c->o));
+	if (c->cq != Py_None) {
+		struct pv_cq *cq = pv_cq_from_obj(c->cq, "cq");
+
+		if (!cq || !(c->vcq = dv_view(dvcq_type)))
+			return -1;
+		c->o.cq.in = cq->cq;
+		c->o.cq.out = &((struct dv_cq *)c->vcq)->cq;
 	}
-	if (qp != Py_None) {
+	if (c->qp != Py_None) {
 		uint64_t mask;
 
-		if (!PyObject_TypeCheck(qp, pv.QP)) {
+		if (!PyObject_TypeCheck(c->qp, pv.QP)) {
 			PyErr_Format(PyExc_TypeError,
 				     "qp must be a QP, not %.100s",
-				     Py_TYPE(qp)->tp_name);
-			goto out;
+				     Py_TYPE(c->qp)->tp_name);
+			return -1;
 		}
-		if (pv_check_open(PV_OBJ(qp)) ||
+		if (pv_check_open(PV_OBJ(c->qp)) ||
 		    dv_mask(kw, "qp_comp_mask",
 			    MLX5DV_QP_MASK_UAR_MMAP_OFFSET |
 			    MLX5DV_QP_MASK_RAW_QP_HANDLES |
 			    MLX5DV_QP_MASK_RAW_QP_TIR_ADDR, &mask) ||
-		    !(vqp = dv_view(dvqp_type)))
-			goto out;
-		((struct dv_qp *)vqp)->qp.comp_mask = mask;
-		o.qp.in = ((struct pv_qp *)qp)->qp;
-		o.qp.out = &((struct dv_qp *)vqp)->qp;
+		    !(c->vqp = dv_view(dvqp_type)))
+			return -1;
+		((struct dv_qp *)c->vqp)->qp.comp_mask = mask;
+		c->o.qp.in = ((struct pv_qp *)c->qp)->qp;
+		c->o.qp.out = &((struct dv_qp *)c->vqp)->qp;
 	}
-	if (pd != Py_None) {
-		struct pv_pd *p = pv_pd_arg(pd);
+	if (c->pd != Py_None) {
+		struct pv_pd *p = pv_pd_arg(c->pd);
 
-		if (!p || !(vpd = dv_view(dvpd_type)))
-			goto out;
-		o.pd.in = p->pd;
-		o.pd.out = &((struct dv_pd *)vpd)->pd;
+		if (!p || !(c->vpd = dv_view(dvpd_type)))
+			return -1;
+		c->o.pd.in = p->pd;
+		c->o.pd.out = &((struct dv_pd *)c->vpd)->pd;
 	}
-	if (srq != Py_None) {
+	if (c->srq != Py_None) {
 		uint64_t mask;
 
-		if (!PyObject_TypeCheck(srq, pv.SRQ)) {
+		if (!PyObject_TypeCheck(c->srq, pv.SRQ)) {
 			PyErr_Format(PyExc_TypeError,
 				     "srq must be an SRQ, not %.100s",
-				     Py_TYPE(srq)->tp_name);
-			goto out;
+				     Py_TYPE(c->srq)->tp_name);
+			return -1;
 		}
-		if (pv_check_open(PV_OBJ(srq)) ||
-		    dv_mask(kw, "srq_comp_mask", MLX5DV_SRQ_MASK_SRQN, &mask) ||
-		    !(vsrq = dv_view(dvsrq_type)))
-			goto out;
-		((struct dv_srq *)vsrq)->srq.comp_mask = mask;
-		o.srq.in = ((struct pv_srq *)srq)->srq;
-		o.srq.out = &((struct dv_srq *)vsrq)->srq;
+		if (pv_check_open(PV_OBJ(c->srq)) ||
+		    dv_mask(kw, "srq_comp_mask", MLX5DV_SRQ_MASK_SRQN,
+			    &mask) ||
+		    !(c->vsrq = dv_view(dvsrq_type)))
+			return -1;
+		((struct dv_srq *)c->vsrq)->srq.comp_mask = mask;
+		c->o.srq.in = ((struct pv_srq *)c->srq)->srq;
+		c->o.srq.out = &((struct dv_srq *)c->vsrq)->srq;
 	}
-	rc = mlx5dv_init_obj(&o, type);	/* errno */
+	return 0;
+}
+
+static int dvobj_init_obj(struct dv_obj *self, PyObject *typeo,
+			  PyObject *kw)
+{
+	struct dv_call c = { .cq = Py_None, .qp = Py_None, .pd = Py_None,
+			     .srq = Py_None };
+	uint64_t type;
+	int rc = -1;
+
+	if (pv_to_u64(typeo, UINT64_MAX, &type, "obj_type"))
+		return -1;
+	if (dv_check_kw(kw) || dv_pick(&c, kw, type))
+		return -1;
+	if (dv_fill(&c, kw))
+		goto out;
+	rc = mlx5dv_init_obj(&c.o, type);	/* errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_init_obj",
 			    "Failed to initialize Mlx5DvObj");
@@ -276,19 +309,19 @@ static int dvobj_init_obj(struct dv_obj *self, PyObject *typeo,
 		goto out;
 	}
 	/* re-initialising replaces the views of the types asked for */
-	if (vcq)
-		Py_XSETREF(self->dv_cq, Py_NewRef(vcq));
-	if (vqp)
-		Py_XSETREF(self->dv_qp, Py_NewRef(vqp));
-	if (vpd)
-		Py_XSETREF(self->dv_pd, Py_NewRef(vpd));
-	if (vsrq)
-		Py_XSETREF(self->dv_srq, Py_NewRef(vsrq));
+	if (c.vcq)
+		Py_XSETREF(self->dv_cq, Py_NewRef(c.vcq));
+	if (c.vqp)
+		Py_XSETREF(self->dv_qp, Py_NewRef(c.vqp));
+	if (c.vpd)
+		Py_XSETREF(self->dv_pd, Py_NewRef(c.vpd));
+	if (c.vsrq)
+		Py_XSETREF(self->dv_srq, Py_NewRef(c.vsrq));
 out:
-	Py_XDECREF(vcq);
-	Py_XDECREF(vqp);
-	Py_XDECREF(vpd);
-	Py_XDECREF(vsrq);
+	Py_XDECREF(c.vcq);
+	Py_XDECREF(c.vqp);
+	Py_XDECREF(c.vpd);
+	Py_XDECREF(c.vsrq);
 	return rc;
 }
 

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * The argument helpers the mlx5 families share: the open Context argument
+ * of a static method, the keyword values of an attribute's __init__ stored
+ * into its fields, a DevX mailbox's bytes, Cython's TypeError for a typed
+ * argument.  The lowest unit of the provider: it uses only the core, so a
+ * family calls it without reaching into another family's file.
+ */
+#include "mlx5.h"
+
+struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname)
+{
+	if (!PyObject_TypeCheck(o, pv.Context)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Argument '%s' has incorrect type (expected "
+			     "pyverbs.device.Context, got %.200s)", argname,
+			     Py_TYPE(o)->tp_name);
+		return NULL;
+	}
+	if (pv_check_open(PV_OBJ(o)))
+		return NULL;
+	return (struct pv_context *)o;
+}
+
+/* Store the given values (NULL: keep) into fields[0..n-1]. 0 or -1. */
+int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
+			 PyObject *const *vals, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (vals[i] && pv_field_store(obj, &fields[i], vals[i]))
+			return -1;
+	return 0;
+}
+
+/*
+ * bytes(in_) as upstream (bytes, or an object with __bytes__); a new
+ * reference or NULL.  An int is refused (bytes(5) would be 5 zero bytes).
+ */
+PyObject *pv_mlx5_mailbox_in(PyObject *in)
+{
+	if (PyLong_Check(in)) {
+		PyErr_Format(PyExc_TypeError,
+			     "in_ must be bytes or have __bytes__, not %.100s",
+			     Py_TYPE(in)->tp_name);
+		return NULL;
+	}
+	return PyObject_Bytes(in);
+}
+
+int pv_mlx5_arg_type_error(const char *arg, const char *expected,
+			   PyObject *got)
+{
+	PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type "
+		     "(expected %s, got %.100s)", arg, expected,
+		     Py_TYPE(got)->tp_name);
+	return -1;
+}
