@@ -935,6 +935,28 @@ struct pv_mr {
  * subtype's destroy calls it first. */
 int pv_mr_destroy(struct pv_obj *o);
 
+/* qp_attr.c: the objects a QPInitAttr (is_ex: QPInitAttrEx) names, for QP
+ * creation on ctx: the CQs, SRQ, XRCD and RSS table open and of ctx (NULL
+ * where none), what the comp_mask asks for given (pd_o: the PD, or None),
+ * the RX hash copied.  0 or -1. */
+struct pv_qp_objs {
+	PyObject *qp_context;		/* borrowed, or NULL */
+	struct pv_cq *scq, *rcq;
+	struct pv_srq *srq;
+	struct pv_xrcd *xrcd;
+	struct pv_rwq_ind_table *ind;
+	struct ibv_rx_hash_conf rx;
+};
+int pv_qp_init_attr_objs(PyObject *init_attr, int is_ex, struct pv_obj *ctx,
+			 PyObject *pd_o, struct pv_qp_objs *q);
+
+/* qp_attr.c: DataBuffer(addr, length), one buffer of
+ * QPEx.wr_set_inline_data_list(); upstream derives it from PyverbsCM. */
+struct pv_data_buf {
+	struct pv_obj obj;
+	struct ibv_data_buf data;
+};
+
 /* mw.c; MW parents[0] is the PD, [1] the QP of its type 2 bind */
 struct pv_mw {
 	struct pv_obj obj;

@@ -48,16 +48,6 @@ int pv_qp_destroy(struct pv_obj *o)
 	return 0;
 }
 
-/* The CQ must be open and belong to the QP's Context. */
-static struct pv_cq *qp_cq_arg(PyObject *v, struct pv_obj *ctx,
-			       const char *what)
-{
-	if (v == NULL || v == Py_None ||
-	    pv_obj_check_in(PV_OBJ(v), ctx, what, "QP"))
-		return NULL;
-	return (struct pv_cq *)v;
-}
-
 enum { QP_TO_INIT, QP_TO_RTR, QP_TO_RTS };
 
 /*
@@ -187,94 +177,6 @@ static int qp_to(struct pv_qp *self, struct pv_qp_attr *a, int dst)
 	return qp_move(self, a, dst);
 }
 
-/*
- * Check the objects the create call will dereference, which libibverbs
- * does not check: a missing PD or CQ would be a NULL dereference there.
- * An RSS QP (IBV_QP_INIT_ATTR_IND_TABLE) receives through the WQs of its
- * table: it has no receive CQ, and libibverbs reads its send CQ only when
- * max_send_wr is not 0.
- */
-static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
-			   int ex, uint32_t max_send_wr, PyObject *pd,
-			   PyObject *scq, PyObject *rcq)
-{
-	int rss = ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE);
-	int no_rq_cq = type == IBV_QPT_XRC_SEND || rss;
-	int no_sq_cq = rss && !max_send_wr;
-
-	if (type == IBV_QPT_XRC_RECV)
-		return 0;
-	if (ex && (comp_mask & IBV_QP_INIT_ATTR_PD) && pd == Py_None) {
-		pv_raise_user("comp_mask has IBV_QP_INIT_ATTR_PD but the init "
-			      "attributes have no pd");
-		return -1;
-	}
-	if (scq == Py_None && !no_sq_cq) {
-		pv_raise_user("The QP needs a send CQ (init_attr.send_cq)");
-		return -1;
-	}
-	if (rcq == Py_None && !no_rq_cq) {
-		pv_raise_user("The QP needs a receive CQ (init_attr.recv_cq)");
-		return -1;
-	}
-	return 0;
-}
-
-/* The object o that comp_mask's flag asks for is given: 0, else -1 with
- * PyverbsUserError. */
-static int qp_needs(PyObject *o, const char *flag, const char *name)
-{
-	if (o && o != Py_None)
-		return 0;
-	pv_raise_user("comp_mask has %s but the init attributes have no %s",
-		      flag, name);
-	return -1;
-}
-
-/* The open XRCD of ctx that comp_mask's IBV_QP_INIT_ATTR_XRCD asks for. */
-static struct pv_xrcd *qp_xrcd_arg(PyObject *xrcd, struct pv_obj *ctx)
-{
-	if (qp_needs(xrcd, "IBV_QP_INIT_ATTR_XRCD", "xrcd"))
-		return NULL;
-	if (pv_obj_check_in(PV_OBJ(xrcd), ctx, "XRCD", "QP"))
-		return NULL;
-	return (struct pv_xrcd *)xrcd;
-}
-
-/*
- * The RSS objects comp_mask asks for: the open RwqIndTable of ctx
- * (IBV_QP_INIT_ATTR_IND_TABLE, *ind) and the RX hash (..._RX_HASH, *rx,
- * zeroed otherwise).  Returns 0 or -1.
- */
-static int qp_rss_args(struct pv_qp_init_attr_ex *ia, struct pv_obj *ctx,
-		       struct pv_rwq_ind_table **ind,
-		       struct ibv_rx_hash_conf *rx)
-{
-	uint32_t mask = ia->attr.comp_mask;
-
-	*ind = NULL;
-	memset(rx, 0, sizeof(*rx));
-	if ((mask & IBV_QP_INIT_ATTR_IND_TABLE) &&
-	    (qp_needs(ia->ind_table, "IBV_QP_INIT_ATTR_IND_TABLE",
-		      "ind_table") ||
-	     !(*ind = pv_rwq_ind_table_arg(ia->ind_table, ctx))))
-		return -1;
-	if ((mask & IBV_QP_INIT_ATTR_RX_HASH) &&
-	    (qp_needs(ia->hash_conf, "IBV_QP_INIT_ATTR_RX_HASH", "hash_conf") ||
-	     pv_rx_hash_conf_get(ia->hash_conf, rx)))
-		return -1;
-	return 0;
-}
-
-/* The SRQ of the init attributes (None: NULL, no error): open and of the
- * QP's Context. */
-static struct pv_srq *qp_srq_arg(PyObject *v, struct pv_obj *ctx)
-{
-	if (!v || v == Py_None || pv_obj_check_in(PV_OBJ(v), ctx, "SRQ", "QP"))
-		return NULL;
-	return (struct pv_srq *)v;
-}
-
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "init_attr", "qp_attr", NULL };
@@ -292,12 +194,7 @@ struct qp_args {
 	struct pv_pd *pd;		/* NULL: none (a QPInitAttrEx's) */
 	PyObject *pd_o;			/* the QPInitAttrEx's pd, or None */
 	int is_ex;			/* on a Context, with a QPInitAttrEx */
-	PyObject *scq_o, *rcq_o, *srq_o, *qp_context;
-	struct pv_cq *scq, *rcq;
-	struct pv_srq *srq;
-	struct pv_xrcd *xrcd;
-	struct pv_rwq_ind_table *ind;
-	struct ibv_rx_hash_conf rx;
+	struct pv_qp_objs o;		/* what the init attributes name */
 };
 
 /* Step 1: the creator (a PD, or a Context with a QPInitAttrEx) and its
@@ -353,53 +250,6 @@ static int qp_creator(PyObject *creator, PyObject *init_attr,
 	return pv_obj_check_in(&q->pd->obj, q->ctx, "PD", "QP");
 }
 
-/* Step 2: the objects the init attributes name (CQs, SRQ, XRCD, RSS
- * table), each open and of the QP's Context.  0 or -1. */
-static int qp_objects(PyObject *init_attr, struct qp_args *q)
-{
-	q->xrcd = NULL;
-	q->ind = NULL;
-	if (q->is_ex) {
-		struct pv_qp_init_attr_ex *ia = (void *)init_attr;
-
-		q->scq_o = ia->scq;
-		q->rcq_o = ia->rcq;
-		q->srq_o = ia->srq;
-		q->qp_context = ia->qp_context;
-		if (qp_check_create(ia->attr.qp_type, ia->attr.comp_mask, 1,
-				    ia->attr.cap.max_send_wr, q->pd_o,
-				    q->scq_o ? q->scq_o : Py_None,
-				    q->rcq_o ? q->rcq_o : Py_None))
-			return -1;
-		if ((ia->attr.comp_mask & IBV_QP_INIT_ATTR_XRCD) &&
-		    !(q->xrcd = qp_xrcd_arg(ia->xrcd, q->ctx)))
-			return -1;
-		if (qp_rss_args(ia, q->ctx, &q->ind, &q->rx))
-			return -1;
-	} else {
-		struct pv_qp_init_attr *ia = (void *)init_attr;
-
-		q->scq_o = ia->scq;
-		q->rcq_o = ia->rcq;
-		q->srq_o = ia->srq;
-		q->qp_context = ia->qp_context;
-		if (qp_check_create(ia->attr.qp_type, 0, 0, 0, q->pd_o,
-				    q->scq_o ? q->scq_o : Py_None,
-				    q->rcq_o ? q->rcq_o : Py_None))
-			return -1;
-	}
-	q->scq = qp_cq_arg(q->scq_o, q->ctx, "send CQ");
-	if (!q->scq && PyErr_Occurred())
-		return -1;
-	q->rcq = qp_cq_arg(q->rcq_o, q->ctx, "receive CQ");
-	if (!q->rcq && PyErr_Occurred())
-		return -1;
-	q->srq = qp_srq_arg(q->srq_o, q->ctx);
-	if (!q->srq && PyErr_Occurred())
-		return -1;
-	return 0;
-}
-
 /* ibv_create_qp_ex(), or the hook's create(), into self->qp. */
 static void qp_make_ex(struct pv_qp *self, struct ibv_qp_init_attr_ex *a,
 		       struct qp_args *q, const struct pv_qp_create_hook *hook)
@@ -407,12 +257,12 @@ static void qp_make_ex(struct pv_qp *self, struct ibv_qp_init_attr_ex *a,
 	struct ibv_context *ctx = ((struct pv_context *)q->ctx)->ctx;
 
 	a->qp_context = self;
-	a->send_cq = q->scq ? q->scq->cq : NULL;
-	a->recv_cq = q->rcq ? q->rcq->cq : NULL;
-	a->srq = q->srq ? q->srq->srq : NULL;
-	a->xrcd = q->xrcd ? q->xrcd->xrcd : NULL;
-	a->rwq_ind_tbl = q->ind ? q->ind->tbl : NULL;
-	a->rx_hash_conf = q->rx;
+	a->send_cq = q->o.scq ? q->o.scq->cq : NULL;
+	a->recv_cq = q->o.rcq ? q->o.rcq->cq : NULL;
+	a->srq = q->o.srq ? q->o.srq->srq : NULL;
+	a->xrcd = q->o.xrcd ? q->o.xrcd->xrcd : NULL;
+	a->rwq_ind_tbl = q->o.ind ? q->o.ind->tbl : NULL;
+	a->rx_hash_conf = q->o.rx;
 	a->pd = q->pd ? q->pd->pd : NULL;
 	if (hook && hook->create) {
 		self->qp = hook->create((PyObject *)self, ctx, a, hook->arg);
@@ -432,9 +282,9 @@ static void qp_make_on_pd(struct pv_qp *self, struct ibv_qp_init_attr *a,
 			  const struct pv_qp_create_hook *hook)
 {
 	a->qp_context = self;
-	a->send_cq = q->scq ? q->scq->cq : NULL;
-	a->recv_cq = q->rcq ? q->rcq->cq : NULL;
-	a->srq = q->srq ? q->srq->srq : NULL;
+	a->send_cq = q->o.scq ? q->o.scq->cq : NULL;
+	a->recv_cq = q->o.rcq ? q->o.rcq->cq : NULL;
+	a->srq = q->o.srq ? q->o.srq->srq : NULL;
 	if (hook && hook->create_on_pd) {
 		self->qp = hook->create_on_pd((PyObject *)self, q->pd->pd, a,
 					      hook->arg);
@@ -445,7 +295,7 @@ static void qp_make_on_pd(struct pv_qp *self, struct ibv_qp_init_attr *a,
 	}
 }
 
-/* Step 3: create the QP, every object it names held (a parent domain's
+/* Step 2 is pv_qp_init_attr_objs() (qp_attr.c).  Step 3: create the QP, every object it names held (a parent domain's
  * allocators may run Python code meanwhile).  0 or -1. */
 static int qp_make(struct pv_qp *self, PyObject *init_attr,
 		   struct qp_args *q, const struct pv_qp_create_hook *hook)
@@ -455,11 +305,11 @@ static int qp_make(struct pv_qp *self, PyObject *init_attr,
 
 	pv_obj_setup(&self->obj, pv_qp_destroy);
 	uses[0] = q->ctx;
-	uses[1] = q->xrcd ? &q->xrcd->obj : NULL;
-	uses[2] = q->scq ? &q->scq->obj : NULL;
-	uses[3] = q->rcq ? &q->rcq->obj : NULL;
-	uses[4] = q->ind ? &q->ind->obj : NULL;
-	uses[5] = q->srq ? &q->srq->obj : NULL;
+	uses[1] = q->o.xrcd ? &q->o.xrcd->obj : NULL;
+	uses[2] = q->o.scq ? &q->o.scq->obj : NULL;
+	uses[3] = q->o.rcq ? &q->o.rcq->obj : NULL;
+	uses[4] = q->o.ind ? &q->o.ind->obj : NULL;
+	uses[5] = q->o.srq ? &q->o.srq->obj : NULL;
 	pv_alloc_guard_begin(&guard, q->pd, uses, 6);
 	if (q->is_ex)
 		qp_make_ex(self, &((struct pv_qp_init_attr_ex *)init_attr)->attr,
@@ -482,19 +332,19 @@ static int qp_adopt(struct pv_qp *self, struct qp_args *q)
 		links[nlinks++] = q->ctx;
 		if (q->pd)
 			links[nlinks++] = &q->pd->obj;
-		if (q->xrcd)
-			links[nlinks++] = &q->xrcd->obj;
-		if (q->ind)
-			links[nlinks++] = &q->ind->obj;
+		if (q->o.xrcd)
+			links[nlinks++] = &q->o.xrcd->obj;
+		if (q->o.ind)
+			links[nlinks++] = &q->o.ind->obj;
 	} else {
 		links[nlinks++] = &q->pd->obj;
 	}
-	if (q->scq)
-		links[nlinks++] = &q->scq->obj;
-	if (q->rcq && q->rcq != q->scq)
-		links[nlinks++] = &q->rcq->obj;
-	if (q->srq)
-		links[nlinks++] = &q->srq->obj;
+	if (q->o.scq)
+		links[nlinks++] = &q->o.scq->obj;
+	if (q->o.rcq && q->o.rcq != q->o.scq)
+		links[nlinks++] = &q->o.rcq->obj;
+	if (q->o.srq)
+		links[nlinks++] = &q->o.srq->obj;
 	if (pv_obj_reserve_parents(&self->obj, nlinks)) {
 		pv_qp_destroy(&self->obj);
 		return -1;
@@ -507,12 +357,12 @@ static int qp_adopt(struct pv_qp *self, struct qp_args *q)
 			return -1;
 		}
 	self->pd = q->pd;
-	self->scq = q->scq;
-	self->rcq = q->rcq;
-	self->ind_table = q->ind;
-	self->srq = q->srq;
+	self->scq = q->o.scq;
+	self->rcq = q->o.rcq;
+	self->ind_table = q->o.ind;
+	self->srq = q->o.srq;
 	self->qp_type = self->qp->qp_type;
-	pv_set_slot(&self->qp_context, q->qp_context ? q->qp_context : Py_None);
+	pv_set_slot(&self->qp_context, q->o.qp_context ? q->o.qp_context : Py_None);
 	pv_obj_opened(&self->obj);
 	return 0;
 }
@@ -558,7 +408,8 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 	if (qp_attr != Py_None && !(qa = qp_attr_arg(qp_attr)))
 		return -1;
 	if (qp_creator(creator, init_attr, hook, &q) ||
-	    qp_objects(init_attr, &q) || qp_make(self, init_attr, &q, hook) ||
+	    pv_qp_init_attr_objs(init_attr, q.is_ex, q.ctx, q.pd_o, &q.o) ||
+	    qp_make(self, init_attr, &q, hook) ||
 	    qp_adopt(self, &q))
 		return -1;
 	return qa ? qp_first_state(self, qa) : 0;

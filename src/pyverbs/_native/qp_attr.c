@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * The attribute objects of queue pairs (plain data): QPCap, QPInitAttr,
- * QPInitAttrEx, QPAttr and ECE.  They follow upstream pyverbs: the same
+ * QPInitAttrEx, QPAttr, ECE, and DataBuffer (for
+ * QPEx.wr_set_inline_data_list()).  They follow upstream pyverbs: the same
  * keyword names and defaults; in addition every field of QPAttr (and the
  * capability fields of the init attributes) may be given as a keyword
  * argument.  The objects an init attribute names (CQs, PD, SRQ, XRCD, ...)
- * are only held here; qp.c checks them and takes their pointers when it
- * creates a QP.
+ * are only held here; pv_qp_init_attr_objs() checks them when qp.c
+ * creates a QP, which then takes their pointers.
  */
 #include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
 
@@ -574,6 +575,209 @@ static PyType_Spec ece_spec = {
 /* Registration                                                        */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* What the init attributes name, checked for QP creation              */
+/* ------------------------------------------------------------------ */
+
+/* The CQ must be open and belong to the QP's Context. */
+static struct pv_cq *qp_cq_arg(PyObject *v, struct pv_obj *ctx,
+			       const char *what)
+{
+	if (v == NULL || v == Py_None ||
+	    pv_obj_check_in(PV_OBJ(v), ctx, what, "QP"))
+		return NULL;
+	return (struct pv_cq *)v;
+}
+
+/*
+ * Check the objects the create call will dereference, which libibverbs
+ * does not check: a missing PD or CQ would be a NULL dereference there.
+ * An RSS QP (IBV_QP_INIT_ATTR_IND_TABLE) receives through the WQs of its
+ * table: it has no receive CQ, and libibverbs reads its send CQ only when
+ * max_send_wr is not 0.
+ */
+static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
+			   int ex, uint32_t max_send_wr, PyObject *pd,
+			   PyObject *scq, PyObject *rcq)
+{
+	int rss = ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE);
+	int no_rq_cq = type == IBV_QPT_XRC_SEND || rss;
+	int no_sq_cq = rss && !max_send_wr;
+
+	if (type == IBV_QPT_XRC_RECV)
+		return 0;
+	if (ex && (comp_mask & IBV_QP_INIT_ATTR_PD) && pd == Py_None) {
+		pv_raise_user("comp_mask has IBV_QP_INIT_ATTR_PD but the init "
+			      "attributes have no pd");
+		return -1;
+	}
+	if (scq == Py_None && !no_sq_cq) {
+		pv_raise_user("The QP needs a send CQ (init_attr.send_cq)");
+		return -1;
+	}
+	if (rcq == Py_None && !no_rq_cq) {
+		pv_raise_user("The QP needs a receive CQ (init_attr.recv_cq)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The object o that comp_mask's flag asks for is given: 0, else -1 with
+ * PyverbsUserError. */
+static int qp_needs(PyObject *o, const char *flag, const char *name)
+{
+	if (o && o != Py_None)
+		return 0;
+	pv_raise_user("comp_mask has %s but the init attributes have no %s",
+		      flag, name);
+	return -1;
+}
+
+/* The open XRCD of ctx that comp_mask's IBV_QP_INIT_ATTR_XRCD asks for. */
+static struct pv_xrcd *qp_xrcd_arg(PyObject *xrcd, struct pv_obj *ctx)
+{
+	if (qp_needs(xrcd, "IBV_QP_INIT_ATTR_XRCD", "xrcd"))
+		return NULL;
+	if (pv_obj_check_in(PV_OBJ(xrcd), ctx, "XRCD", "QP"))
+		return NULL;
+	return (struct pv_xrcd *)xrcd;
+}
+
+/*
+ * The RSS objects comp_mask asks for: the open RwqIndTable of ctx
+ * (IBV_QP_INIT_ATTR_IND_TABLE, *ind) and the RX hash (..._RX_HASH, *rx,
+ * zeroed otherwise).  Returns 0 or -1.
+ */
+static int qp_rss_args(struct pv_qp_init_attr_ex *ia, struct pv_obj *ctx,
+		       struct pv_rwq_ind_table **ind,
+		       struct ibv_rx_hash_conf *rx)
+{
+	uint32_t mask = ia->attr.comp_mask;
+
+	*ind = NULL;
+	memset(rx, 0, sizeof(*rx));
+	if ((mask & IBV_QP_INIT_ATTR_IND_TABLE) &&
+	    (qp_needs(ia->ind_table, "IBV_QP_INIT_ATTR_IND_TABLE",
+		      "ind_table") ||
+	     !(*ind = pv_rwq_ind_table_arg(ia->ind_table, ctx))))
+		return -1;
+	if ((mask & IBV_QP_INIT_ATTR_RX_HASH) &&
+	    (qp_needs(ia->hash_conf, "IBV_QP_INIT_ATTR_RX_HASH", "hash_conf") ||
+	     pv_rx_hash_conf_get(ia->hash_conf, rx)))
+		return -1;
+	return 0;
+}
+
+/* The SRQ of the init attributes (None: NULL, no error): open and of the
+ * QP's Context. */
+static struct pv_srq *qp_srq_arg(PyObject *v, struct pv_obj *ctx)
+{
+	if (!v || v == Py_None || pv_obj_check_in(PV_OBJ(v), ctx, "SRQ", "QP"))
+		return NULL;
+	return (struct pv_srq *)v;
+}
+
+/* pyverbs.h */
+int pv_qp_init_attr_objs(PyObject *init_attr, int is_ex, struct pv_obj *ctx,
+			 PyObject *pd_o, struct pv_qp_objs *q)
+{
+	PyObject *scq_o, *rcq_o, *srq_o;
+
+	q->xrcd = NULL;
+	q->ind = NULL;
+	if (is_ex) {
+		struct pv_qp_init_attr_ex *ia = (void *)init_attr;
+
+		scq_o = ia->scq;
+		rcq_o = ia->rcq;
+		srq_o = ia->srq;
+		q->qp_context = ia->qp_context;
+		if (qp_check_create(ia->attr.qp_type, ia->attr.comp_mask, 1,
+				    ia->attr.cap.max_send_wr, pd_o,
+				    scq_o ? scq_o : Py_None,
+				    rcq_o ? rcq_o : Py_None))
+			return -1;
+		if ((ia->attr.comp_mask & IBV_QP_INIT_ATTR_XRCD) &&
+		    !(q->xrcd = qp_xrcd_arg(ia->xrcd, ctx)))
+			return -1;
+		if (qp_rss_args(ia, ctx, &q->ind, &q->rx))
+			return -1;
+	} else {
+		struct pv_qp_init_attr *ia = (void *)init_attr;
+
+		scq_o = ia->scq;
+		rcq_o = ia->rcq;
+		srq_o = ia->srq;
+		q->qp_context = ia->qp_context;
+		if (qp_check_create(ia->attr.qp_type, 0, 0, 0, pd_o,
+				    scq_o ? scq_o : Py_None,
+				    rcq_o ? rcq_o : Py_None))
+			return -1;
+	}
+	q->scq = qp_cq_arg(scq_o, ctx, "send CQ");
+	if (!q->scq && PyErr_Occurred())
+		return -1;
+	q->rcq = qp_cq_arg(rcq_o, ctx, "receive CQ");
+	if (!q->rcq && PyErr_Occurred())
+		return -1;
+	q->srq = qp_srq_arg(srq_o, ctx);
+	if (!q->srq && PyErr_Occurred())
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* DataBuffer                                                          */
+/* ------------------------------------------------------------------ */
+
+static int databuf_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", NULL };
+	struct pv_data_buf *self = (struct pv_data_buf *)o;
+	uint64_t addr;
+	size_t length;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:DataBuffer", kwlist,
+					 pv_conv_u64, &addr, pv_conv_size,
+					 &length))
+		return -1;
+	self->data.addr = (void *)(uintptr_t)addr;
+	self->data.length = length;
+	return 0;
+}
+
+static PyObject *databuf_get(PyObject *o, void *c)
+{
+	struct pv_data_buf *self = (struct pv_data_buf *)o;
+
+	if (c)
+		return PyLong_FromSize_t(self->data.length);
+	return PyLong_FromVoidPtr(self->data.addr);
+}
+
+static PyGetSetDef databuf_getset[] = {
+	{ "addr", databuf_get, NULL, "The buffer's address.", NULL },
+	{ "length", databuf_get, NULL, "The buffer's length.", (void *)1 },
+	{ NULL }
+};
+
+static PyType_Slot databuf_slots[] = {
+	{ Py_tp_doc, "DataBuffer(addr, length)\n--\n\n"
+		     "A buffer (struct ibv_data_buf) for "
+		     "QPEx.wr_set_inline_data_list()." },
+	{ Py_tp_init, databuf_init },
+	{ Py_tp_getset, databuf_getset },
+	PV_CM_SLOTS,
+	{ 0, NULL }
+};
+
+static PyType_Spec databuf_spec = {
+	.name = "pyverbs.qp.DataBuffer",
+	.basicsize = sizeof(struct pv_data_buf),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = databuf_slots,
+};
+
 int pv_qp_attr_init_types(PyObject *m)
 {
 	if (pv_add_data_type(m, &cap_spec, pv.PyverbsObject, cap_fields, NULL,
@@ -585,7 +789,8 @@ int pv_qp_attr_init_types(PyObject *m)
 	    pv_add_data_type(m, &qa_spec, pv.PyverbsObject, qa_fields, NULL,
 			     qa_extra, &pv.QPAttr) ||
 	    pv_add_data_type(m, &ece_spec, pv.PyverbsCM, ece_fields, NULL,
-			     NULL, &pv.ECE))
+			     NULL, &pv.ECE) ||
+	    pv_add_type(m, &databuf_spec, pv.PyverbsCM, &pv.DataBuffer))
 		return -1;
 	return 0;
 }

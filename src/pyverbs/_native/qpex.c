@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * QPEx: a QP with the ibv_wr_* send API (wr_start, the builders, the
- * setters, wr_complete), and DataBuffer for wr_set_inline_data_list().
+ * setters, wr_complete); its DataBuffer type is in qp_attr.c.
  * QPEx refuses builders the provider did not set, calls out of
  * wr_start()/wr_complete() order, and AHs closed within a batch.
  */
@@ -14,63 +14,8 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------------ */
-/* DataBuffer and QPEx: the ibv_wr_* send API                          */
+/* QPEx: the ibv_wr_* send API                                        */
 /* ------------------------------------------------------------------ */
-
-/* DataBuffer(addr, length): one buffer of wr_set_inline_data_list().
- * Upstream derives it from PyverbsCM. */
-struct qp_data_buf {
-	struct pv_obj obj;
-	struct ibv_data_buf data;
-};
-
-static int databuf_init(PyObject *o, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "addr", "length", NULL };
-	struct qp_data_buf *self = (struct qp_data_buf *)o;
-	uint64_t addr;
-	size_t length;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:DataBuffer", kwlist,
-					 pv_conv_u64, &addr, pv_conv_size,
-					 &length))
-		return -1;
-	self->data.addr = (void *)(uintptr_t)addr;
-	self->data.length = length;
-	return 0;
-}
-
-static PyObject *databuf_get(PyObject *o, void *c)
-{
-	struct qp_data_buf *self = (struct qp_data_buf *)o;
-
-	if (c)
-		return PyLong_FromSize_t(self->data.length);
-	return PyLong_FromVoidPtr(self->data.addr);
-}
-
-static PyGetSetDef databuf_getset[] = {
-	{ "addr", databuf_get, NULL, "The buffer's address.", NULL },
-	{ "length", databuf_get, NULL, "The buffer's length.", (void *)1 },
-	{ NULL }
-};
-
-static PyType_Slot databuf_slots[] = {
-	{ Py_tp_doc, "DataBuffer(addr, length)\n--\n\n"
-		     "A buffer (struct ibv_data_buf) for "
-		     "QPEx.wr_set_inline_data_list()." },
-	{ Py_tp_init, databuf_init },
-	{ Py_tp_getset, databuf_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec databuf_spec = {
-	.name = "pyverbs.qp.DataBuffer",
-	.basicsize = sizeof(struct qp_data_buf),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = databuf_slots,
-};
 
 #define QPX(o) ((struct pv_qp_ex *)(o))
 
@@ -760,7 +705,7 @@ static PyObject *qpx_wr_set_inline_data_list(PyObject *obj, PyObject *args,
 	if (!items)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		size_t l = ((struct qp_data_buf *)items[i])->data.length;
+		size_t l = ((struct pv_data_buf *)items[i])->data.length;
 
 		if (total + l < total)
 			return PyErr_NoMemory();
@@ -773,7 +718,7 @@ static PyObject *qpx_wr_set_inline_data_list(PyObject *obj, PyObject *args,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		struct ibv_data_buf *d = &((struct qp_data_buf *)items[i])->data;
+		struct ibv_data_buf *d = &((struct pv_data_buf *)items[i])->data;
 
 		if (pv_read_mem(data + off, (uintptr_t)d->addr, d->length))
 			goto out;
@@ -1018,7 +963,5 @@ int pv_qpex_init_types(PyObject *m)
 	for (sig = qpx_sigs; *sig; sig++)
 		if (pv_wr_sig_intern(*sig))
 			return -1;
-	if (pv_add_type(m, &databuf_spec, pv.PyverbsCM, &pv.DataBuffer))
-		return -1;
 	return pv_add_type(m, &qpx_spec, pv.QP, &pv.QPEx);
 }
