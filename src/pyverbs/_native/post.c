@@ -482,6 +482,93 @@ static void note_binds(PyObject *qp, PyObject *const *items, Py_ssize_t n,
 		Py_DECREF(old[nold]);
 }
 
+/* wr and bad_wr (NULL when absent or None) of post_*(wr, bad_wr=None);
+ * 0, or -1 with the usage TypeError. */
+static inline int post_args(const struct pv_post_ops *ops,
+			    PyObject *const *args, Py_ssize_t nargs,
+			    PyObject *kwnames, PyObject **wr,
+			    PyObject **bad_wr)
+{
+	Py_ssize_t i;
+
+	*wr = nargs > 0 ? args[0] : NULL;
+	*bad_wr = nargs > 1 ? args[1] : NULL;
+	if (nargs > 2)
+		goto usage;
+	for (i = 0; kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+		PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+		PyObject **slot;
+
+		if (!PyUnicode_CompareWithASCIIString(k, "wr"))
+			slot = wr;
+		else if (!PyUnicode_CompareWithASCIIString(k, "bad_wr"))
+			slot = bad_wr;
+		else
+			goto usage;
+		if (*slot)
+			goto usage;
+		*slot = args[nargs + i];
+	}
+	if (!*wr)
+		goto usage;
+	if (*bad_wr == Py_None)
+		*bad_wr = NULL;
+	return 0;
+usage:
+	PyErr_Format(PyExc_TypeError, "%s(wr, bad_wr=None): bad arguments",
+		     ops->method);
+	return -1;
+}
+
+/*
+ * A list or tuple of WRs that is not all plain: each element's chain is
+ * marked and checked, the chains are linked tail to head for the call and
+ * unlinked after.  No Python code runs here: the borrowed items stay valid
+ * and the list cannot change.
+ */
+static PyObject *post_list(PyObject *obj, const struct pv_post_ops *ops,
+			   enum ibv_qp_type qpt, PyObject *const *items,
+			   Py_ssize_t n, PyTypeObject *tp, PyObject *bad_wr)
+{
+	int send = ops->send;
+	void *bad = NULL;
+	Py_ssize_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (!PyObject_TypeCheck(items[i], tp)) {
+			PyErr_Format(PyExc_TypeError,
+				     "element %zd is not a %s but %.100s", i,
+				     tp->tp_name, Py_TYPE(items[i])->tp_name);
+			goto unmark;
+		}
+		if (!wr_mark_chain(items[i], send, qpt)) {
+			i++;
+			goto unmark;
+		}
+	}
+	for (i = 0; i + 1 < n; i++) {
+		PyObject *t = items[i];
+
+		while (wr_next(t, send))
+			t = wr_next(t, send);
+		wr_set_c_next(t, items[i + 1], send);
+	}
+	rc = ops->post(obj, wr_c(items[0], send), &bad);
+	for (i = 0; i < n; i++)
+		wr_unmark_chain(items[i], send, 1);
+	if (send)
+		note_binds(obj, items, n, rc, bad);
+	if (rc)
+		return pv_post_failed(rc, ops, items, n, bad, bad_wr);
+	Py_RETURN_NONE;
+
+unmark:
+	while (i-- > 0)
+		wr_unmark_chain(items[i], send, 0);
+	return NULL;
+}
+
 /*
  * post_send(wr, bad_wr=None), post_recv(wr, bad_wr=None) of QPs and SRQs
  * (pyverbs.h).  wr is a WR (with its next_wr chain) or a list/tuple of WRs,
@@ -493,37 +580,14 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 		      Py_ssize_t nargs, PyObject *kwnames)
 {
 	int send = ops->send;
-	PyObject *wr = nargs > 0 ? args[0] : NULL;
-	PyObject *bad_wr = nargs > 1 ? args[1] : NULL;
 	PyTypeObject *tp = wr_type(send);
-	PyObject *const *items;
-	Py_ssize_t n, i;
+	PyObject *wr, *bad_wr, *const *items;
 	void *bad = NULL;
+	Py_ssize_t n, i;
 	int rc;
 
-	if (nargs > 2)
-		goto usage;
-	if (kwnames) {
-		for (i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
-			PyObject *k = PyTuple_GET_ITEM(kwnames, i);
-			PyObject **slot;
-
-			if (!PyUnicode_CompareWithASCIIString(k, "wr"))
-				slot = &wr;
-			else if (!PyUnicode_CompareWithASCIIString(k, "bad_wr"))
-				slot = &bad_wr;
-			else
-				goto usage;
-			if (*slot)
-				goto usage;
-			*slot = args[nargs + i];
-		}
-	}
-	if (!wr)
-		goto usage;
-	if (bad_wr == Py_None)
-		bad_wr = NULL;
-	if (pv_check_open(PV_OBJ(obj)))
+	if (post_args(ops, args, nargs, kwnames, &wr, &bad_wr) ||
+	    pv_check_open(PV_OBJ(obj)))
 		return NULL;
 	if (!tp) {
 		pv_raise_user("%s is not available",
@@ -535,7 +599,6 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 			     "not %.100s", tp->tp_name, Py_TYPE(bad_wr)->tp_name);
 		return NULL;
 	}
-
 	if (Py_IS_TYPE(wr, tp) || PyObject_TypeCheck(wr, tp)) {
 		/* one WR and its chain: no WR twice (next_wr refuses
 		 * cycles), so nothing to mark */
@@ -567,43 +630,6 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 		/* all plain, unchained, each once: linked and marked */
 		return post_plain(obj, ops, items[0], items, n, bad_wr);
 	wr_list_unlink(items, i, send);
-	for (i = 0; i < n; i++) {
-		if (!PyObject_TypeCheck(items[i], tp)) {
-			PyErr_Format(PyExc_TypeError,
-				     "element %zd is not a %s but %.100s", i,
-				     tp->tp_name, Py_TYPE(items[i])->tp_name);
-			goto unmark;
-		}
-		if (!wr_mark_chain(items[i], send, qpt)) {
-			i++;
-			goto unmark;
-		}
-	}
-	/* Link each chain's tail to the next element for the call. */
-	for (i = 0; i + 1 < n; i++) {
-		PyObject *t = items[i];
-
-		while (wr_next(t, send))
-			t = wr_next(t, send);
-		wr_set_c_next(t, items[i + 1], send);
-	}
-	rc = ops->post(obj, wr_c(items[0], send), &bad);
-	for (i = 0; i < n; i++)
-		wr_unmark_chain(items[i], send, 1);
-	if (send)
-		note_binds(obj, items, n, rc, bad);
-	if (rc)
-		return pv_post_failed(rc, ops, items, n, bad, bad_wr);
-	Py_RETURN_NONE;
-
-unmark:
-	while (i-- > 0)
-		wr_unmark_chain(items[i], send, 0);
-	return NULL;
-
-usage:
-	PyErr_Format(PyExc_TypeError, "%s(wr, bad_wr=None): bad arguments",
-		     ops->method);
-	return NULL;
+	return post_list(obj, ops, qpt, items, n, tp, bad_wr);
 }
 
