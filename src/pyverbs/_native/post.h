@@ -100,4 +100,35 @@ static inline int pv_post_releases(const struct pv_post_probe *p,
 	return p->slow && !o->post_hold && pv_other_threads();
 }
 
+/*
+ * The posting method of a QP, SRQ or WQ (ops a constant, so that its
+ * post() inlines).  The usual call, post_send(wr) / post_recv(wr) of one
+ * WR (and its chain) of the exact type that needs no check beyond
+ * wr_chain_plain(), on a queue whose posts were timed (struct
+ * pv_post_probe) and that keeps the GIL for this one (fast posts, or no
+ * other thread to run), goes straight to the provider, as pv_post_wrs()
+ * would take it; any other call goes through pv_post_wrs().
+ */
+static inline PyObject *pv_post(PyObject *obj, const struct pv_post_ops *ops,
+				enum ibv_qp_type qpt, PyObject *const *args,
+				Py_ssize_t nargs, PyObject *kwnames)
+{
+	const struct pv_post_probe *p =
+		(const struct pv_post_probe *)((const char *)obj + ops->probe);
+	int send = ops->send;
+	void *bad = NULL;
+	int rc;
+
+	if (nargs == 1 && !kwnames && !PV_OBJ(obj)->closed &&
+	    p->timed == PV_POST_PROBES && !pv_post_releases(p, PV_OBJ(obj)) &&
+	    Py_IS_TYPE(args[0], wr_type(send)) &&
+	    wr_chain_plain(args[0], send, qpt)) {
+		rc = ops->post(obj, wr_c(args[0], send), &bad);
+		if (rc)
+			return pv_post_failed(rc, ops, args, 1, bad, NULL);
+		Py_RETURN_NONE;
+	}
+	return pv_post_wrs(obj, ops, qpt, args, nargs, kwnames);
+}
+
 #endif

@@ -667,47 +667,18 @@ static const struct pv_post_ops qp_recv_ops = {
 	.probe = offsetof(struct pv_qp, recv_probe),
 };
 
-/*
- * The usual call, post_send(wr) / post_recv(wr) of one WR (and its chain)
- * of the exact type that needs no check beyond wr_chain_plain(), on a queue
- * whose posts were timed (struct pv_post_probe) and that keeps the GIL for
- * this one (fast posts, or no other thread to run), goes straight to the
- * provider, as pv_post_wrs() would take it; any other call
- * goes through pv_post_wrs().  ops is a constant: its post() inlines.
- */
-static inline PyObject *qp_post(PyObject *obj, const struct pv_post_ops *ops,
-				PyObject *const *args, Py_ssize_t nargs,
-				PyObject *kwnames)
-{
-	struct pv_qp *self = (struct pv_qp *)obj;
-	int send = ops->send;
-	const struct pv_post_probe *p = send ? &self->send_probe :
-					       &self->recv_probe;
-	void *bad = NULL;
-	int rc;
-
-	if (nargs == 1 && !kwnames && !self->obj.closed &&
-	    p->timed == PV_POST_PROBES && !pv_post_releases(p, &self->obj) &&
-	    Py_IS_TYPE(args[0], wr_type(send)) &&
-	    wr_chain_plain(args[0], send, self->qp_type)) {
-		rc = ops->post(obj, wr_c(args[0], send), &bad);
-		if (rc)
-			return pv_post_failed(rc, ops, args, 1, bad, NULL);
-		Py_RETURN_NONE;
-	}
-	return pv_post_wrs(obj, ops, self->qp_type, args, nargs, kwnames);
-}
-
 static PyObject *qp_post_send(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return qp_post(obj, &qp_send_ops, args, nargs, kwnames);
+	return pv_post(obj, &qp_send_ops, ((struct pv_qp *)obj)->qp_type, args,
+		       nargs, kwnames);
 }
 
 static PyObject *qp_post_recv(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return qp_post(obj, &qp_recv_ops, args, nargs, kwnames);
+	return pv_post(obj, &qp_recv_ops, ((struct pv_qp *)obj)->qp_type, args,
+		       nargs, kwnames);
 }
 
 /* ------------------------------------------------------------------ */

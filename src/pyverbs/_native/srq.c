@@ -11,7 +11,7 @@
  * needs them: libibverbs dereferences them without a check) and takes their
  * pointers when it creates the SRQ.
  */
-#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "post.h"	/* first: Python.h defines _GNU_SOURCE */
 
 #include <errno.h>
 
@@ -470,7 +470,7 @@ static const struct pv_post_ops srq_recv_ops = {
 static PyObject *srq_post_recv(PyObject *obj, PyObject *const *args,
 			       Py_ssize_t nargs, PyObject *kwnames)
 {
-	return pv_post_wrs(obj, &srq_recv_ops, IBV_QPT_RC, args, nargs,
+	return pv_post(obj, &srq_recv_ops, IBV_QPT_RC, args, nargs,
 			   kwnames);
 }
 

@@ -17,7 +17,7 @@
  * their QPs, before ibv_destroy_wq() runs, which is the order libibverbs
  * needs (a WQ in a table, or a table used by a QP, is busy).
  */
-#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "post.h"	/* first: Python.h defines _GNU_SOURCE */
 
 #include <errno.h>
 
@@ -306,7 +306,7 @@ static const struct pv_post_ops wq_recv_ops = {
 static PyObject *wq_post_recv(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return pv_post_wrs(obj, &wq_recv_ops, IBV_QPT_RC, args, nargs,
+	return pv_post(obj, &wq_recv_ops, IBV_QPT_RC, args, nargs,
 			   kwnames);
 }
 
