@@ -82,6 +82,14 @@ int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out);
 int pv_cm_event_take_id(struct pv_cm_event *ev);
 /* event.c: ack (close) the unacked events of ch that name id. 0 or -1. */
 int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id);
+/* event.c: the ah_attr of the UDParam o (pv_cm_ops.ud_param_ah_attr). */
+int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out);
+
+/* cmid.c: the CMID hooks of struct pv_cm_ops (pyverbs.h). */
+int pv_is_cmid(PyObject *o);
+struct ibv_context *pv_cmid_verbs(PyObject *o);
+struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx);
+PyObject *pv_cmid_pd_obj(PyObject *o);
 
 /*
  * cmid.c: the id's QP; else NULL with PyverbsUserError (closed, no QP).

@@ -1214,6 +1214,15 @@ static PyType_Spec cmid_spec = {
 	.slots = cmid_slots,
 };
 
+/* What the core calls into rdma_cm for (pyverbs.h). */
+static const struct pv_cm_ops cm_ops = {
+	.is_cmid = pv_is_cmid,
+	.cmid_verbs = pv_cmid_verbs,
+	.cmid_pd = pv_cmid_pd,
+	.cmid_pd_obj = pv_cmid_pd_obj,
+	.ud_param_ah_attr = pv_ud_param_ah_attr,
+};
+
 int pv_cm_init_types(PyObject *m)
 {
 	if (PyModule_AddIntConstant(m, "_HAVE_RDMACM", 1) ||
@@ -1226,5 +1235,6 @@ int pv_cm_init_types(PyObject *m)
 		&cm_qp_spec, (PyObject *)pv.PyverbsCM);
 	if (!cm_qp_type)
 		return -1;
+	pv_cm_set_ops(&cm_ops);
 	return 0;
 }
