@@ -2,7 +2,9 @@
 /*
  * pyverbs-c: the RDMA connection manager (librdmacm), shared between
  * cm/event.c (AddrInfo, CMEventChannel, CMEvent, ConnParam, UDParam,
- * JoinMCAttrEx) and cm/cmid.c (CMID).
+ * JoinMCAttrEx) and the CMID's files: cm/cmid.c (the type, connection
+ * management), cm/datapath.c (memory and posting), cm/cmid_verbs.c (its
+ * Context and PD).
  *
  * Lifetimes (object.c's protocol):
  *   - a CMEvent is a child of its CMEventChannel: closing it acks the event;
@@ -85,11 +87,17 @@ int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id);
 /* event.c: the ah_attr of the UDParam o (pv_cm_ops.ud_param_ah_attr). */
 int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out);
 
-/* cmid.c: the CMID hooks of struct pv_cm_ops (pyverbs.h). */
+/*
+ * cmid_verbs.c: the CMID hooks of struct pv_cm_ops (pyverbs.h), and the
+ * Context wrapping id->verbs and the PD wrapping id->pd (or the user's),
+ * borrowed and made on first use; None while the id is unbound.
+ */
 int pv_is_cmid(PyObject *o);
 struct ibv_context *pv_cmid_verbs(PyObject *o);
 struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx);
 PyObject *pv_cmid_pd_obj(PyObject *o);
+PyObject *pv_cmid_context(struct pv_cmid *self);
+PyObject *pv_cmid_pd_wrapper(struct pv_cmid *self);
 
 /*
  * cmid.c: the id's QP; else NULL with PyverbsUserError (closed, no QP).

@@ -358,133 +358,6 @@ static inline int cmid_open(struct pv_cmid *self)
 	return pv_check_open(&self->obj);
 }
 
-/* ---- Context / PD wrappers ---- */
-
-static int is_cmid(PyObject *o)
-{
-	return pv_type_ok(o, pv.CMID);
-}
-
-int pv_is_cmid(PyObject *o)
-{
-	return is_cmid(o);
-}
-
-struct ibv_context *pv_cmid_verbs(PyObject *o)
-{
-	struct pv_cmid *self = CMID(o);
-
-	if (cmid_open(self))
-		return NULL;
-	if (!self->id->verbs) {
-		pv_raise_user("The CMID is not bound to a device yet");
-		return NULL;
-	}
-	return self->id->verbs;
-}
-
-/*
- * The listening CMID self was taken from when it is bound to the same
- * device: its wrappers serve (as upstream, where a passive child shares
- * its listener's Context and PD).  Borrowed, or NULL.
- */
-static struct pv_cmid *cmid_listener(struct pv_cmid *self)
-{
-	struct pv_obj *p = pv_obj_parent(&self->obj, 0);
-
-	if (p && is_cmid((PyObject *)p) && !p->closed &&
-	    CMID(p)->id->verbs == self->id->verbs)
-		return CMID(p);
-	return NULL;
-}
-
-/* The Context wrapping id->verbs (borrowed), None if unbound. */
-static PyObject *cmid_context(struct pv_cmid *self)
-{
-	struct pv_cmid *l;
-	PyObject *kw, *c;
-
-	if (self->ctx)
-		return self->ctx;
-	if (!self->id->verbs)
-		return Py_None;
-	l = cmid_listener(self);
-	if (l) {
-		c = cmid_context(l);
-		if (!c)
-			return NULL;
-		pv_set_slot(&self->ctx, c);
-		return c;
-	}
-	kw = Py_BuildValue("{sO}", "cmid", (PyObject *)self);
-	if (!kw)
-		return NULL;
-	c = PyTuple_New(0);
-	if (c)
-		Py_SETREF(c, PyObject_Call((PyObject *)pv.Context, c, kw));
-	Py_DECREF(kw);
-	if (!c)
-		return NULL;
-	self->ctx = c;
-	return c;
-}
-
-/* The PD wrapping id->pd, or the user's (borrowed); None if unbound. */
-static PyObject *cmid_pd(struct pv_cmid *self)
-{
-	struct pv_cmid *l;
-	PyObject *c;
-
-	if (self->pd)
-		return self->pd;
-	if (!self->id->pd)
-		return Py_None;
-	l = cmid_listener(self);
-	if (l) {
-		c = cmid_pd(l);
-		if (!c)
-			return NULL;
-		pv_set_slot(&self->pd, c);
-		return c;
-	}
-	c = PyObject_CallOneArg((PyObject *)pv.PD, (PyObject *)self);
-	if (!c)
-		return NULL;
-	self->pd = c;
-	return c;
-}
-
-struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx)
-{
-	struct pv_cmid *self = CMID(o);
-
-	if (cmid_open(self))
-		return NULL;
-	if (!self->id->pd) {
-		pv_raise_user("The CMID is not bound to a device yet");
-		return NULL;
-	}
-	*ctx = cmid_context(self);
-	if (!*ctx)
-		return NULL;
-	if (pv_check_open(PV_OBJ(*ctx)))
-		return NULL;
-	return self->id->pd;
-}
-
-PyObject *pv_cmid_pd_obj(PyObject *o)
-{
-	struct pv_cmid *self = CMID(o);
-	PyObject *pd;
-
-	if (cmid_open(self))
-		return NULL;
-	pd = cmid_pd(self);
-	if (pd == Py_None)
-		return pv_raise_user("The CMID is not bound to a device yet");
-	return pd;
-}
-
 /* ---- properties ---- */
 
 static PyObject *cmid_get_context(PyObject *obj, void *closure)
@@ -493,7 +366,7 @@ static PyObject *cmid_get_context(PyObject *obj, void *closure)
 
 	if (CMID(obj)->obj.closed)
 		return pv_get_slot(CMID(obj)->ctx);
-	c = cmid_context(CMID(obj));
+	c = pv_cmid_context(CMID(obj));
 	return c ? Py_NewRef(c) : NULL;
 }
 
@@ -503,7 +376,7 @@ static PyObject *cmid_get_pd(PyObject *obj, void *closure)
 
 	if (CMID(obj)->obj.closed)
 		return pv_get_slot(CMID(obj)->pd);
-	p = cmid_pd(CMID(obj));
+	p = pv_cmid_pd_wrapper(CMID(obj));
 	return p ? Py_NewRef(p) : NULL;
 }
 
@@ -959,7 +832,7 @@ static PyObject *cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	if (self->id->qp)
 		return pv_raise_user("The CMID has a QP already");
-	pdo = cmid_pd(self);
+	pdo = pv_cmid_pd_wrapper(self);
 	if (!pdo)
 		return NULL;
 	if (pdo == Py_None) {
