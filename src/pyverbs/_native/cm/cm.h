@@ -3,8 +3,8 @@
  * pyverbs-c: the RDMA connection manager (librdmacm), shared between
  * cm/event.c (AddrInfo, CMEventChannel, CMEvent, ConnParam, UDParam,
  * JoinMCAttrEx) and the CMID's files: cm/cmid.c (the type, connection
- * management), cm/datapath.c (memory and posting), cm/cmid_verbs.c (its
- * Context and PD).
+ * management, multicast), cm/cmid_qp.c (its QP), cm/datapath.c (memory
+ * and posting), cm/cmid_verbs.c (its Context and PD).
  *
  * Lifetimes (object.c's protocol):
  *   - a CMEvent is a child of its CMEventChannel: closing it acks the event;
@@ -60,7 +60,7 @@ struct pv_cmid {
 	PyObject *ctx;		/* Context wrapping id->verbs, or NULL */
 	PyObject *pd;		/* PD wrapping id->pd (or the user's), or NULL */
 	PyObject *qp;		/* the hidden owner of id->qp when it uses the
-				 * user's CQs/SRQ (cmid.c), or NULL */
+				 * user's CQs/SRQ (cmid_qp.c), or NULL */
 	int sync;		/* made by rdma_create_ep/rdma_get_request */
 	/* The multicast groups joined and not left (cmid.c): the QP must
 	 * leave them before it can be destroyed (the kernel refuses to
@@ -100,7 +100,7 @@ PyObject *pv_cmid_context(struct pv_cmid *self);
 PyObject *pv_cmid_pd_wrapper(struct pv_cmid *self);
 
 /*
- * cmid.c: the id's QP; else NULL with PyverbsUserError (closed, no QP).
+ * The id's QP; else NULL with PyverbsUserError (closed, no QP).
  */
 static inline struct ibv_qp *pv_cmid_qp(struct pv_cmid *self)
 {
@@ -112,6 +112,22 @@ static inline struct ibv_qp *pv_cmid_qp(struct pv_cmid *self)
 	}
 	return self->id->qp;
 }
+
+/*
+ * cmid_qp.c: fill *out from the QPInitAttr o, whose CQs and SRQ must be
+ * open; cqs[] receives them (borrowed, NULL if none).  0 or -1.
+ */
+int pv_cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
+			 struct pv_obj *cqs[3]);
+/* cmid_qp.c: give self's new QP an owner linked to the CQs/SRQ of cqs
+ * (none: the CMID owns it directly).  0, or -1 (the caller destroys the
+ * QP). */
+int pv_cmid_own_qp(struct pv_cmid *self, struct pv_obj *cqs[3]);
+/* cmid_qp.c: CMID methods (METH_VARARGS | METH_KEYWORDS) */
+PyObject *pv_cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_query_qp(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args, PyObject *kw);
+int pv_cmid_qp_init_types(void);
 
 /* datapath.c: CMID methods (METH_VARARGS | METH_KEYWORDS, or NOARGS) */
 PyObject *pv_cmid_reg_msgs(PyObject *obj, PyObject *args, PyObject *kw);

@@ -4,7 +4,7 @@
  * (made on first use, children of the CMID; a passive id shares its
  * listener's), and the hooks through which the core's Context(cmid=),
  * PD(cmid) and MR(cmid, ...) reach them (struct pv_cm_ops, installed by
- * cmid.c).  Below cmid.c and datapath.c.
+ * cmid.c).  Below cmid.c, cmid_qp.c and datapath.c.
  */
 #include "cm.h"
 
