@@ -1257,6 +1257,14 @@ int pv_qpx_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		  PyObject *qp_attr, const struct pv_qp_create_hook *hook);
 int pv_qp_traverse(PyObject *obj, visitproc visit, void *arg);
 int pv_qp_clear(PyObject *obj);
+/*
+ * QP.query's work, shared with CMID.query_qp: ibv_query_qp() of qp as a
+ * new (QPAttr, QPInitAttr) pair whose QPInitAttr names the send and
+ * receive CQs, SRQ and qp_context of owner; owner NULL (a CMID's QP, whose
+ * CQs and SRQ are librdmacm's): None.
+ */
+PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
+			   const struct pv_qp *owner);
 
 /*
  * qp.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the

@@ -161,39 +161,16 @@ PyObject *pv_cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw)
 PyObject *pv_cmid_query_qp(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "attr_mask", NULL };
-	struct pv_qp_init_attr *ia = NULL;
-	struct pv_qp_attr *a = NULL;
-	PyObject *res = NULL;
 	struct ibv_qp *qp;
 	uint32_t mask;
-	int rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query_qp", kwlist,
 					 pv_conv_u32, &mask))
 		return NULL;
 	if (!(qp = pv_cmid_qp(CMID(obj))))
 		return NULL;
-	a = (struct pv_qp_attr *)PyObject_CallNoArgs((PyObject *)pv.QPAttr);
-	if (!a)
-		return NULL;
-	ia = (struct pv_qp_init_attr *)PyObject_CallNoArgs(
-		(PyObject *)pv.QPInitAttr);
-	if (!ia)
-		goto out;
-	rc = ibv_query_qp(qp, &a->attr, (int)mask, &ia->attr);
-	if (rc) {	/* returns errno */
-		pv_raise_rc(rc, "ibv_query_qp", "Failed to query QP");
-		goto out;
-	}
 	/* the CQs and SRQ are librdmacm's: no objects for them */
-	ia->attr.send_cq = ia->attr.recv_cq = NULL;
-	ia->attr.srq = NULL;
-	ia->attr.qp_context = NULL;
-	res = PyTuple_Pack(2, (PyObject *)a, (PyObject *)ia);
-out:
-	Py_DECREF(a);
-	Py_XDECREF(ia);
-	return res;
+	return pv_qp_query_pair(qp, mask, NULL);
 }
 
 PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args,
