@@ -8,6 +8,11 @@
  * get_request, the completion waits) runs with the GIL released and the
  * objects it uses marked busy, so that both sides of a connection can run
  * as threads of one process.  See cm.h for the lifetimes.
+ *
+ * This file: the type, its creation and destruction, connection
+ * management, multicast, options and the method table; the QP methods are
+ * cmid_qp.c's, the memory and data path datapath.c's, the Context and PD
+ * wrappers cmid_verbs.c's (each below this file).
  */
 #include <errno.h>
 
