@@ -570,7 +570,7 @@ static int ahattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 static PyObject *ahattr_init_from_ud_param(PyObject *obj, PyObject *arg)
 {
-	if (pv_ud_param_ah_attr(arg, &((struct pv_ah_attr *)obj)->ah))
+	if (pv_cm_ops.ud_param_ah_attr(arg, &((struct pv_ah_attr *)obj)->ah))
 		return NULL;
 	Py_RETURN_NONE;
 }

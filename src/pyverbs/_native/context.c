@@ -138,12 +138,12 @@ static int ctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 		 * child of the CMID */
 		struct ibv_context *verbs;
 
-		if (!pv_is_cmid(cmid)) {
+		if (!pv_cm_ops.is_cmid(cmid)) {
 			PyErr_Format(PyExc_TypeError, "cmid must be a CMID, "
 				     "not %.100s", Py_TYPE(cmid)->tp_name);
 			return -1;
 		}
-		verbs = pv_cmid_verbs(cmid);
+		verbs = pv_cm_ops.cmid_verbs(cmid);
 		if (!verbs)
 			return -1;
 		Py_XSETREF(self->name, pv_device_name_str(verbs->device));

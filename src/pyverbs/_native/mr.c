@@ -126,7 +126,8 @@ static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	/* MR(cmid, length, access): rdma_reg_msgs/read/write are
 	 * ibv_reg_mr() on the id's PD */
-	if (pv_is_cmid(creator) && !(creator = pv_cmid_pd_obj(creator)))
+	if (pv_cm_ops.is_cmid(creator) &&
+	    !(creator = pv_cm_ops.cmid_pd_obj(creator)))
 		return -1;
 	if (!PyObject_TypeCheck(creator, pv.PD)) {
 		PyErr_Format(PyExc_TypeError,

@@ -49,10 +49,10 @@ static int pd_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	self->adopted = 0;
-	if (pv_is_cmid(creator)) {
+	if (pv_cm_ops.is_cmid(creator)) {
 		/* the id's PD, a child of the id's Context wrapper */
 		PyObject *ctxo;
-		struct ibv_pd *pd = pv_cmid_pd(creator, &ctxo);
+		struct ibv_pd *pd = pv_cm_ops.cmid_pd(creator, &ctxo);
 
 		if (!pd)
 			return -1;

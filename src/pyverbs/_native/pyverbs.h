@@ -859,51 +859,32 @@ void pv_alloc_guard_begin(struct pv_alloc_guard *g, struct pv_pd *pd,
 void pv_alloc_guard_end(struct pv_alloc_guard *g, int failed);
 
 /*
- * cm/cmid.c: the hooks of Context(cmid=), PD(cmid) and MR(cmid, ...).
- * pv_cmid_verbs(): the id->verbs of the open, bound CMID o.
- * pv_cmid_pd(): its id->pd, and in *ctx its Context wrapper (borrowed,
- * made if needed).  pv_cmid_pd_obj(): its PD object (borrowed, made if
- * needed).  Each fails with PyverbsUserError when closed or unbound.
+ * rdmacm_ops.c: the core's calls into rdma_cm (Context(cmid=), PD(cmid),
+ * MR(cmid, ...), AHAttr.init_from_ud_param), through a table the cm layer
+ * fills at init (pv_cm_set_ops, from pv_cm_init_types), as libibverbs'
+ * verbs_context_ops: the core never references cm/.  The defaults are
+ * those of a build without librdmacm, which has no CMID and no UDParam
+ * type (their Python names are placeholders that cannot be made): nothing
+ * is a CMID, so the CMID hooks are never reached; each still fails cleanly.
+ *   - is_cmid(o): whether o is a CMID;
+ *   - cmid_verbs(o): the id->verbs of the open, bound CMID o;
+ *   - cmid_pd(o, ctx): its id->pd, and in *ctx its Context wrapper
+ *     (borrowed, made if needed);
+ *   - cmid_pd_obj(o): its PD object (borrowed, made if needed);
+ *   - ud_param_ah_attr(o, out): the ah_attr of the UDParam o; 0 or -1
+ *     (TypeError).
+ * The CMID hooks fail with PyverbsUserError when closed or unbound.
  */
-#if PV_HAVE_RDMACM
-int pv_is_cmid(PyObject *o);
-struct ibv_context *pv_cmid_verbs(PyObject *o);
-struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx);
-PyObject *pv_cmid_pd_obj(PyObject *o);
-/* cm/event.c: the ah_attr of the UDParam o. 0 or -1 (TypeError). */
-int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out);
-#else
-/*
- * A build without librdmacm has no CMID and no UDParam type (their Python
- * names are placeholders that cannot be made): nothing is a CMID, so the
- * hooks below are never reached; each still fails cleanly.
- */
-#define PV_NO_RDMACM "this pyverbs-c was built without librdmacm"
-static inline int pv_is_cmid(PyObject *o)
-{
-	return 0;
-}
-static inline struct ibv_context *pv_cmid_verbs(PyObject *o)
-{
-	pv_raise_user(PV_NO_RDMACM);
-	return NULL;
-}
-static inline struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx)
-{
-	pv_raise_user(PV_NO_RDMACM);
-	return NULL;
-}
-static inline PyObject *pv_cmid_pd_obj(PyObject *o)
-{
-	return pv_raise_user(PV_NO_RDMACM);
-}
-static inline int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out)
-{
-	PyErr_Format(PyExc_TypeError, "ud_param must be a UDParam, not "
-		     "%.100s (" PV_NO_RDMACM ")", Py_TYPE(o)->tp_name);
-	return -1;
-}
-#endif
+struct pv_cm_ops {
+	int (*is_cmid)(PyObject *o);
+	struct ibv_context *(*cmid_verbs)(PyObject *o);
+	struct ibv_pd *(*cmid_pd)(PyObject *o, PyObject **ctx);
+	PyObject *(*cmid_pd_obj)(PyObject *o);
+	int (*ud_param_ah_attr)(PyObject *o, struct ibv_ah_attr *out);
+};
+extern struct pv_cm_ops pv_cm_ops;
+/* Install the non-NULL members of ops (at module init, once). */
+void pv_cm_set_ops(const struct pv_cm_ops *ops);
 
 /* xrcd.c; parents[0] is the Context */
 struct pv_xrcd {
@@ -1315,6 +1296,14 @@ int pv_qpx_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		  PyObject *qp_attr, const struct pv_qp_create_hook *hook);
 int pv_qp_traverse(PyObject *obj, visitproc visit, void *arg);
 int pv_qp_clear(PyObject *obj);
+/*
+ * QP.query's work, shared with CMID.query_qp: ibv_query_qp() of qp as a
+ * new (QPAttr, QPInitAttr) pair whose QPInitAttr names the send and
+ * receive CQs, SRQ and qp_context of owner; owner NULL (a CMID's QP, whose
+ * CQs and SRQ are librdmacm's): None.
+ */
+PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
+			   const struct pv_qp *owner);
 
 /*
  * qp.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the

@@ -472,21 +472,14 @@ static PyObject *qp_modify(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_RETURN_NONE;
 }
 
-static PyObject *qp_query(PyObject *obj, PyObject *args, PyObject *kw)
+PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
+			    const struct pv_qp *owner)
 {
-	static char *kwlist[] = { "attr_mask", NULL };
-	struct pv_qp *self = (struct pv_qp *)obj;
 	struct pv_qp_init_attr *ia;
 	struct pv_qp_attr *a;
 	PyObject *res = NULL;
-	uint32_t mask;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query", kwlist,
-					 pv_conv_u32, &mask))
-		return NULL;
-	if (qp_open(self))
-		return NULL;
 	a = (struct pv_qp_attr *)PyObject_CallNoArgs((PyObject *)pv.QPAttr);
 	if (!a)
 		return NULL;
@@ -494,23 +487,46 @@ static PyObject *qp_query(PyObject *obj, PyObject *args, PyObject *kw)
 		(PyObject *)pv.QPInitAttr);
 	if (!ia)
 		goto out;
-	rc = ibv_query_qp(self->qp, &a->attr, (int)mask, &ia->attr);
+	rc = ibv_query_qp(qp, &a->attr, (int)mask, &ia->attr);
 	if (rc) {	/* returns errno */
 		pv_raise_rc(rc, "ibv_query_qp", "Failed to query QP");
 		goto out;
 	}
+	/* filled from the slots when a QP is created, never earlier */
+	ia->attr.send_cq = ia->attr.recv_cq = NULL;
+	ia->attr.srq = NULL;
+	ia->attr.qp_context = NULL;
 	/* Upstream leaves these None; naming the QP's own objects is more
 	 * useful and prints the same. */
-	pv_set_slot(&ia->scq, self->scq ? (PyObject *)self->scq : Py_None);
-	pv_set_slot(&ia->rcq, self->rcq ? (PyObject *)self->rcq : Py_None);
-	pv_set_slot(&ia->srq, self->srq ? (PyObject *)self->srq : Py_None);
-	pv_set_slot(&ia->qp_context, self->qp_context ? self->qp_context :
-		 Py_None);
+	if (owner) {
+		pv_set_slot(&ia->scq, owner->scq ? (PyObject *)owner->scq :
+			    Py_None);
+		pv_set_slot(&ia->rcq, owner->rcq ? (PyObject *)owner->rcq :
+			    Py_None);
+		pv_set_slot(&ia->srq, owner->srq ? (PyObject *)owner->srq :
+			    Py_None);
+		pv_set_slot(&ia->qp_context, owner->qp_context ?
+			    owner->qp_context : Py_None);
+	}
 	res = PyTuple_Pack(2, (PyObject *)a, (PyObject *)ia);
 out:
 	Py_DECREF(a);
 	Py_XDECREF(ia);
 	return res;
+}
+
+static PyObject *qp_query(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "attr_mask", NULL };
+	struct pv_qp *self = (struct pv_qp *)obj;
+	uint32_t mask;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query", kwlist,
+					 pv_conv_u32, &mask))
+		return NULL;
+	if (qp_open(self))
+		return NULL;
+	return pv_qp_query_pair(self->qp, mask, self);
 }
 
 static PyObject *qp_query_data_in_order(PyObject *obj, PyObject *args,

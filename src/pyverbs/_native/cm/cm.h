@@ -2,7 +2,9 @@
 /*
  * pyverbs-c: the RDMA connection manager (librdmacm), shared between
  * cm/event.c (AddrInfo, CMEventChannel, CMEvent, ConnParam, UDParam,
- * JoinMCAttrEx) and cm/cmid.c (CMID).
+ * JoinMCAttrEx) and the CMID's files: cm/cmid.c (the type, connection
+ * management, multicast), cm/cmid_qp.c (its QP), cm/datapath.c (memory
+ * and posting), cm/cmid_verbs.c (its Context and PD).
  *
  * Lifetimes (object.c's protocol):
  *   - a CMEvent is a child of its CMEventChannel: closing it acks the event;
@@ -58,7 +60,7 @@ struct pv_cmid {
 	PyObject *ctx;		/* Context wrapping id->verbs, or NULL */
 	PyObject *pd;		/* PD wrapping id->pd (or the user's), or NULL */
 	PyObject *qp;		/* the hidden owner of id->qp when it uses the
-				 * user's CQs/SRQ (cmid.c), or NULL */
+				 * user's CQs/SRQ (cmid_qp.c), or NULL */
 	int sync;		/* made by rdma_create_ep/rdma_get_request */
 	/* The multicast groups joined and not left (cmid.c): the QP must
 	 * leave them before it can be destroyed (the kernel refuses to
@@ -82,9 +84,23 @@ int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out);
 int pv_cm_event_take_id(struct pv_cm_event *ev);
 /* event.c: ack (close) the unacked events of ch that name id. 0 or -1. */
 int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id);
+/* event.c: the ah_attr of the UDParam o (pv_cm_ops.ud_param_ah_attr). */
+int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out);
 
 /*
- * cmid.c: the id's QP; else NULL with PyverbsUserError (closed, no QP).
+ * cmid_verbs.c: the CMID hooks of struct pv_cm_ops (pyverbs.h), and the
+ * Context wrapping id->verbs and the PD wrapping id->pd (or the user's),
+ * borrowed and made on first use; None while the id is unbound.
+ */
+int pv_is_cmid(PyObject *o);
+struct ibv_context *pv_cmid_verbs(PyObject *o);
+struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx);
+PyObject *pv_cmid_pd_obj(PyObject *o);
+PyObject *pv_cmid_context(struct pv_cmid *self);
+PyObject *pv_cmid_pd_wrapper(struct pv_cmid *self);
+
+/*
+ * The id's QP; else NULL with PyverbsUserError (closed, no QP).
  */
 static inline struct ibv_qp *pv_cmid_qp(struct pv_cmid *self)
 {
@@ -96,6 +112,22 @@ static inline struct ibv_qp *pv_cmid_qp(struct pv_cmid *self)
 	}
 	return self->id->qp;
 }
+
+/*
+ * cmid_qp.c: fill *out from the QPInitAttr o, whose CQs and SRQ must be
+ * open; cqs[] receives them (borrowed, NULL if none).  0 or -1.
+ */
+int pv_cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
+			 struct pv_obj *cqs[3]);
+/* cmid_qp.c: give self's new QP an owner linked to the CQs/SRQ of cqs
+ * (none: the CMID owns it directly).  0, or -1 (the caller destroys the
+ * QP). */
+int pv_cmid_own_qp(struct pv_cmid *self, struct pv_obj *cqs[3]);
+/* cmid_qp.c: CMID methods (METH_VARARGS | METH_KEYWORDS) */
+PyObject *pv_cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_query_qp(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args, PyObject *kw);
+int pv_cmid_qp_init_types(void);
 
 /* datapath.c: CMID methods (METH_VARARGS | METH_KEYWORDS, or NOARGS) */
 PyObject *pv_cmid_reg_msgs(PyObject *obj, PyObject *args, PyObject *kw);

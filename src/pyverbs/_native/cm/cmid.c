@@ -8,6 +8,11 @@
  * get_request, the completion waits) runs with the GIL released and the
  * objects it uses marked busy, so that both sides of a connection can run
  * as threads of one process.  See cm.h for the lifetimes.
+ *
+ * This file: the type, its creation and destruction, connection
+ * management, multicast, options and the method table; the QP methods are
+ * cmid_qp.c's, the memory and data path datapath.c's, the Context and PD
+ * wrappers cmid_verbs.c's (each below this file).
  */
 #include <errno.h>
 
@@ -124,116 +129,6 @@ static int cmid_adopt(struct pv_cmid *self, struct rdma_cm_id *id,
 	return 0;
 }
 
-/* Fill *out from a QPInitAttr: the CQs and SRQ it holds must be open.
- * *cqs receives the CQ objects (borrowed, NULL if none). */
-static int cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
-			     struct pv_obj *cqs[3])
-{
-	struct pv_qp_init_attr *a = (struct pv_qp_init_attr *)o;
-	PyObject *objs[3];
-	int i;
-
-	if (!pv_type_ok(o, pv.QPInitAttr)) {
-		PyErr_Format(PyExc_TypeError, "qp_init_attr must be a "
-			     "QPInitAttr, not %.100s", Py_TYPE(o)->tp_name);
-		return -1;
-	}
-	*out = a->attr;
-	out->qp_context = NULL;
-	out->send_cq = out->recv_cq = NULL;
-	out->srq = NULL;
-	objs[0] = a->scq;
-	objs[1] = a->rcq;
-	objs[2] = a->srq;
-	for (i = 0; i < 3; i++) {
-		cqs[i] = NULL;
-		if (!objs[i] || objs[i] == Py_None)
-			continue;
-		if (i < 2) {
-			struct pv_cq *cq = pv_cq_from_obj(objs[i], i ?
-						"recv_cq" : "send_cq");
-
-			if (!cq)
-				return -1;
-			if (i)
-				out->recv_cq = cq->cq;
-			else
-				out->send_cq = cq->cq;
-		} else {
-			if (pv_check_open(PV_OBJ(objs[i])))
-				return -1;
-			out->srq = ((struct pv_srq *)objs[i])->srq;
-		}
-		cqs[i] = PV_OBJ(objs[i]);
-	}
-	return 0;
-}
-
-/*
- * The id's QP when it uses CQs or an SRQ of the user's: a hidden lifetime
- * object, child of the CMID and of each of them, so that closing one of
- * them destroys the QP, not the CMID.  (The CMID itself cannot be their
- * child: the CQs may be children of the CMID's own Context, a cycle.)
- */
-struct cm_qp {
-	struct pv_obj obj;
-	struct pv_cmid *cmid;	/* its parent 0, while the QP lives */
-};
-
-static PyTypeObject *cm_qp_type;
-
-static int cm_qp_destroy(struct pv_obj *o)
-{
-	struct cm_qp *self = (struct cm_qp *)o;
-
-	if (self->cmid && self->cmid->id && self->cmid->id->qp)
-		rdma_destroy_qp(self->cmid->id);	/* void */
-	self->cmid = NULL;
-	return 0;
-}
-
-static PyType_Slot cm_qp_slots[] = {
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec cm_qp_spec = {
-	.name = "pyverbs.cmid._CMIDQP",
-	.basicsize = sizeof(struct cm_qp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-	.slots = cm_qp_slots,
-};
-
-/* Give self's new QP its owner, linked to the CQs/SRQ of cqs (none: the
- * CMID owns it directly).  0, or -1 with an exception set (the caller
- * destroys the QP). */
-static int cmid_own_qp(struct pv_cmid *self, struct pv_obj *cqs[3])
-{
-	struct cm_qp *h;
-	int i;
-
-	if (!cqs[0] && !cqs[1] && !cqs[2])
-		return 0;
-	h = (struct cm_qp *)PyObject_CallNoArgs((PyObject *)cm_qp_type);
-	if (!h)
-		return -1;
-	pv_obj_setup(&h->obj, cm_qp_destroy);
-	if (pv_obj_link(&h->obj, &self->obj))
-		goto fail;
-	for (i = 0; i < 3; i++)
-		if (cqs[i] && (i != 1 || cqs[1] != cqs[0]) &&
-		    pv_obj_link(&h->obj, cqs[i]))
-			goto fail;
-	pv_obj_opened(&h->obj);
-	h->cmid = self;
-	Py_XSETREF(self->qp, (PyObject *)h);
-	return 0;
-fail:
-	pv_close(&h->obj);	/* unlinks; the QP is not its yet */
-	Py_DECREF(h);
-	return -1;
-}
-
 static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 			PyObject *qia, PyObject *pdo)
 {
@@ -246,7 +141,7 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 	if (pdo != Py_None && !(pd = pv_pd_arg(pdo)))
 		return -1;
 	if (qia != Py_None) {
-		if (cmid_qp_init_attr(qia, &attr, cqs))
+		if (pv_cmid_qp_init_attr(qia, &attr, cqs))
 			return -1;
 		pattr = &attr;
 	}
@@ -268,7 +163,7 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 		return -1;
 	if (pd)
 		pv_set_slot(&self->pd, pdo);
-	if (cmid_own_qp(self, cqs))
+	if (pv_cmid_own_qp(self, cqs))
 		return (pv_close_own(&self->obj), -1);
 	return 0;
 }
@@ -358,133 +253,6 @@ static inline int cmid_open(struct pv_cmid *self)
 	return pv_check_open(&self->obj);
 }
 
-/* ---- Context / PD wrappers ---- */
-
-static int is_cmid(PyObject *o)
-{
-	return pv_type_ok(o, pv.CMID);
-}
-
-int pv_is_cmid(PyObject *o)
-{
-	return is_cmid(o);
-}
-
-struct ibv_context *pv_cmid_verbs(PyObject *o)
-{
-	struct pv_cmid *self = CMID(o);
-
-	if (cmid_open(self))
-		return NULL;
-	if (!self->id->verbs) {
-		pv_raise_user("The CMID is not bound to a device yet");
-		return NULL;
-	}
-	return self->id->verbs;
-}
-
-/*
- * The listening CMID self was taken from when it is bound to the same
- * device: its wrappers serve (as upstream, where a passive child shares
- * its listener's Context and PD).  Borrowed, or NULL.
- */
-static struct pv_cmid *cmid_listener(struct pv_cmid *self)
-{
-	struct pv_obj *p = pv_obj_parent(&self->obj, 0);
-
-	if (p && is_cmid((PyObject *)p) && !p->closed &&
-	    CMID(p)->id->verbs == self->id->verbs)
-		return CMID(p);
-	return NULL;
-}
-
-/* The Context wrapping id->verbs (borrowed), None if unbound. */
-static PyObject *cmid_context(struct pv_cmid *self)
-{
-	struct pv_cmid *l;
-	PyObject *kw, *c;
-
-	if (self->ctx)
-		return self->ctx;
-	if (!self->id->verbs)
-		return Py_None;
-	l = cmid_listener(self);
-	if (l) {
-		c = cmid_context(l);
-		if (!c)
-			return NULL;
-		pv_set_slot(&self->ctx, c);
-		return c;
-	}
-	kw = Py_BuildValue("{sO}", "cmid", (PyObject *)self);
-	if (!kw)
-		return NULL;
-	c = PyTuple_New(0);
-	if (c)
-		Py_SETREF(c, PyObject_Call((PyObject *)pv.Context, c, kw));
-	Py_DECREF(kw);
-	if (!c)
-		return NULL;
-	self->ctx = c;
-	return c;
-}
-
-/* The PD wrapping id->pd, or the user's (borrowed); None if unbound. */
-static PyObject *cmid_pd(struct pv_cmid *self)
-{
-	struct pv_cmid *l;
-	PyObject *c;
-
-	if (self->pd)
-		return self->pd;
-	if (!self->id->pd)
-		return Py_None;
-	l = cmid_listener(self);
-	if (l) {
-		c = cmid_pd(l);
-		if (!c)
-			return NULL;
-		pv_set_slot(&self->pd, c);
-		return c;
-	}
-	c = PyObject_CallOneArg((PyObject *)pv.PD, (PyObject *)self);
-	if (!c)
-		return NULL;
-	self->pd = c;
-	return c;
-}
-
-struct ibv_pd *pv_cmid_pd(PyObject *o, PyObject **ctx)
-{
-	struct pv_cmid *self = CMID(o);
-
-	if (cmid_open(self))
-		return NULL;
-	if (!self->id->pd) {
-		pv_raise_user("The CMID is not bound to a device yet");
-		return NULL;
-	}
-	*ctx = cmid_context(self);
-	if (!*ctx)
-		return NULL;
-	if (pv_check_open(PV_OBJ(*ctx)))
-		return NULL;
-	return self->id->pd;
-}
-
-PyObject *pv_cmid_pd_obj(PyObject *o)
-{
-	struct pv_cmid *self = CMID(o);
-	PyObject *pd;
-
-	if (cmid_open(self))
-		return NULL;
-	pd = cmid_pd(self);
-	if (pd == Py_None)
-		return pv_raise_user("The CMID is not bound to a device yet");
-	return pd;
-}
-
 /* ---- properties ---- */
 
 static PyObject *cmid_get_context(PyObject *obj, void *closure)
@@ -493,7 +261,7 @@ static PyObject *cmid_get_context(PyObject *obj, void *closure)
 
 	if (CMID(obj)->obj.closed)
 		return pv_get_slot(CMID(obj)->ctx);
-	c = cmid_context(CMID(obj));
+	c = pv_cmid_context(CMID(obj));
 	return c ? Py_NewRef(c) : NULL;
 }
 
@@ -503,7 +271,7 @@ static PyObject *cmid_get_pd(PyObject *obj, void *closure)
 
 	if (CMID(obj)->obj.closed)
 		return pv_get_slot(CMID(obj)->pd);
-	p = cmid_pd(CMID(obj));
+	p = pv_cmid_pd_wrapper(CMID(obj));
 	return p ? Py_NewRef(p) : NULL;
 }
 
@@ -942,114 +710,6 @@ static PyObject *cmid_get_remote_ece(PyObject *obj, PyObject *unused)
 	return (PyObject *)ece;
 }
 
-/* ---- QP ---- */
-
-static PyObject *cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "qp_init", NULL };
-	struct pv_cmid *self = CMID(obj);
-	struct pv_obj *cqs[3];
-	struct ibv_qp_init_attr attr;
-	PyObject *o, *pdo, *ctx;
-	struct ibv_pd *pd;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:create_qp", kwlist, &o))
-		return NULL;
-	if (cmid_qp_init_attr(o, &attr, cqs) || cmid_open(self))
-		return NULL;
-	if (self->id->qp)
-		return pv_raise_user("The CMID has a QP already");
-	pdo = cmid_pd(self);
-	if (!pdo)
-		return NULL;
-	if (pdo == Py_None) {
-		if (!(pd = pv_cmid_pd(obj, &ctx)))
-			return NULL;
-	} else {
-		struct pv_pd *p = pv_pd_arg(pdo);
-
-		if (!p)
-			return NULL;
-		pd = p->pd;
-	}
-	if (rdma_create_qp(self->id, pd, &attr))	/* -1 + errno */
-		return pv_raise_errno("rdma_create_qp", "Failed to Create QP");
-	/* upstream shows the actual capabilities */
-	((struct pv_qp_init_attr *)o)->attr.cap = attr.cap;
-	if (cmid_own_qp(self, cqs)) {
-		rdma_destroy_qp(self->id);
-		return NULL;
-	}
-	Py_RETURN_NONE;
-}
-
-static PyObject *cmid_query_qp(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "attr_mask", NULL };
-	struct pv_qp_init_attr *ia = NULL;
-	struct pv_qp_attr *a = NULL;
-	PyObject *res = NULL;
-	struct ibv_qp *qp;
-	uint32_t mask;
-	int rc;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query_qp", kwlist,
-					 pv_conv_u32, &mask))
-		return NULL;
-	if (!(qp = pv_cmid_qp(CMID(obj))))
-		return NULL;
-	a = (struct pv_qp_attr *)PyObject_CallNoArgs((PyObject *)pv.QPAttr);
-	if (!a)
-		return NULL;
-	ia = (struct pv_qp_init_attr *)PyObject_CallNoArgs(
-		(PyObject *)pv.QPInitAttr);
-	if (!ia)
-		goto out;
-	rc = ibv_query_qp(qp, &a->attr, (int)mask, &ia->attr);
-	if (rc) {	/* returns errno */
-		pv_raise_rc(rc, "ibv_query_qp", "Failed to query QP");
-		goto out;
-	}
-	/* the CQs and SRQ are librdmacm's: no objects for them */
-	ia->attr.send_cq = ia->attr.recv_cq = NULL;
-	ia->attr.srq = NULL;
-	ia->attr.qp_context = NULL;
-	res = PyTuple_Pack(2, (PyObject *)a, (PyObject *)ia);
-out:
-	Py_DECREF(a);
-	Py_XDECREF(ia);
-	return res;
-}
-
-static PyObject *cmid_init_qp_attr(PyObject *obj, PyObject *args,
-				   PyObject *kw)
-{
-	static char *kwlist[] = { "qp_state", NULL };
-	struct pv_cmid *self = CMID(obj);
-	struct pv_qp_attr *a;
-	PyObject *res;
-	unsigned int state;
-	int mask = 0;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:init_qp_attr", kwlist,
-					 pv_conv_uint, &state))
-		return NULL;
-	if (cmid_open(self))
-		return NULL;
-	a = (struct pv_qp_attr *)PyObject_CallNoArgs((PyObject *)pv.QPAttr);
-	if (!a)
-		return NULL;
-	a->attr.qp_state = (enum ibv_qp_state)state;
-	if (rdma_init_qp_attr(self->id, &a->attr, &mask)) {	/* -1+errno */
-		Py_DECREF(a);
-		return pv_raise_errno("rdma_init_qp_attr",
-				      "Failed to get QP attributes");
-	}
-	res = Py_BuildValue("(Oi)", (PyObject *)a, mask);
-	Py_DECREF(a);
-	return res;
-}
-
 static int cmid_traverse(PyObject *obj, visitproc visit, void *arg)
 {
 	Py_VISIT(CMID(obj)->ctx);
@@ -1136,15 +796,15 @@ static PyMethodDef cmid_methods[] = {
 	  "get_remote_ece($self, /)\n--\n\n"
 	  "The ECE options the peer offered, as an ECE "
 	  "(rdma_get_remote_ece)." },
-	{ "create_qp", KW(cmid_create_qp),
+	{ "create_qp", KW(pv_cmid_create_qp),
 	  "create_qp($self, qp_init)\n--\n\n"
 	  "Create the id's QP on its PD (rdma_create_qp); without CQs in "
 	  "qp_init, librdmacm\ncreates them (and get_send_comp()/"
 	  "get_recv_comp() wait on them)." },
-	{ "query_qp", KW(cmid_query_qp),
+	{ "query_qp", KW(pv_cmid_query_qp),
 	  "query_qp($self, attr_mask)\n--\n\n"
 	  "Query the id's QP: (QPAttr, QPInitAttr)." },
-	{ "init_qp_attr", KW(cmid_init_qp_attr),
+	{ "init_qp_attr", KW(pv_cmid_init_qp_attr),
 	  "init_qp_attr($self, qp_state)\n--\n\n"
 	  "The attributes that move an external QP of this connection to "
 	  "qp_state\n(rdma_init_qp_attr): (QPAttr, attr_mask)." },
@@ -1214,17 +874,23 @@ static PyType_Spec cmid_spec = {
 	.slots = cmid_slots,
 };
 
+/* What the core calls into rdma_cm for (pyverbs.h). */
+static const struct pv_cm_ops cm_ops = {
+	.is_cmid = pv_is_cmid,
+	.cmid_verbs = pv_cmid_verbs,
+	.cmid_pd = pv_cmid_pd,
+	.cmid_pd_obj = pv_cmid_pd_obj,
+	.ud_param_ah_attr = pv_ud_param_ah_attr,
+};
+
 int pv_cm_init_types(PyObject *m)
 {
 	if (PyModule_AddIntConstant(m, "_HAVE_RDMACM", 1) ||
 	    pv_cm_event_init_types(m) ||
 	    pv_add_type(m, &cmid_spec, pv.PyverbsCM, &pv.CMID))
 		return -1;
-	if (pv_guard_spec(&cm_qp_spec, pv.PyverbsCM))
+	if (pv_cmid_qp_init_types())
 		return -1;
-	cm_qp_type = (PyTypeObject *)PyType_FromSpecWithBases(
-		&cm_qp_spec, (PyObject *)pv.PyverbsCM);
-	if (!cm_qp_type)
-		return -1;
+	pv_cm_set_ops(&cm_ops);
 	return 0;
 }
