@@ -104,6 +104,115 @@ static int mr_alloc(struct pv_mr *self, size_t length, int huge)
 #define MR_WRITE_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_ATOMIC)
 
+/* MR(pd, handle=h): ibv_import_mr().  0 or -1. */
+static int mr_import(struct pv_mr *self, struct pv_pd *pd, PyObject *handle)
+{
+#if HAVE_IBV_IMPORT_MR
+	uint32_t h;
+
+	if (!pv_conv_u32(handle, &h))
+		return -1;
+	self->mr = ibv_import_mr(pd->pd, h);
+	if (!self->mr) {
+		pv_raise_errno("ibv_import_mr", "Failed to import MR");
+		return -1;
+	}
+	self->imported = 1;
+	self->buf = self->mr->addr;
+	self->length = self->mr->length;
+	return 0;
+#else
+	pv_raise_unsupported("MR import (ibv_import_mr)");
+	return -1;
+#endif
+}
+
+/*
+ * The memory of MR(..., address=): an int (an address), or any writable,
+ * contiguous buffer-protocol object, or a read-only one (bytes) where the
+ * access lets neither the device nor write() change the memory.  *length
+ * 0 becomes the buffer's length.  0 or -1 (the buffer, if taken, is
+ * released by the caller's mr_release_memory()).
+ */
+static int mr_user_memory(struct pv_mr *self, PyObject *address,
+			  unsigned int access, size_t *length)
+{
+	uint64_t a;
+
+	if (PyLong_Check(address)) {
+		if (pv_to_u64(address, UINTPTR_MAX, &a, "address"))
+			return -1;
+		self->buf = (void *)(uintptr_t)a;
+		return 0;
+	}
+	if (PyObject_GetBuffer(address, &self->user, PyBUF_WRITABLE |
+			       PyBUF_ND | PyBUF_C_CONTIGUOUS) < 0) {
+		PyErr_Clear();
+		if (access & MR_WRITE_ACCESS ||
+		    PyObject_GetBuffer(address, &self->user,
+				       PyBUF_ND | PyBUF_C_CONTIGUOUS) < 0) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError,
+				     "address must be an int or a writable "
+				     "contiguous buffer (a read-only one "
+				     "without write access), not %.100s",
+				     Py_TYPE(address)->tp_name);
+			return -1;
+		}
+		self->readonly = 1;
+	}
+	self->has_user = 1;
+	if (!*length)
+		*length = self->user.len;
+	if (*length > (size_t)self->user.len) {
+		pv_raise_user("length %zu exceeds the buffer's %zd bytes",
+			      *length, self->user.len);
+		return -1;
+	}
+	self->buf = self->user.buf;
+	return 0;
+}
+
+/* ibv_reg_mr() of the MR's memory (allocated here when not given), or of
+ * the whole address space (implicit ODP).  0 or -1. */
+static int mr_register(struct pv_mr *self, struct pv_pd *pd, size_t length,
+		       unsigned int access, int implicit)
+{
+	if (!self->buf && !implicit && length &&
+	    mr_alloc(self, length, !!(access & IBV_ACCESS_HUGETLB)))
+		return -1;
+	if (implicit)
+		self->mr = ibv_reg_mr(pd->pd, NULL, SIZE_MAX, access);
+	else
+		self->mr = ibv_reg_mr(pd->pd, self->buf, length, access);
+	if (!self->mr) {
+		pv_raise_errno("ibv_reg_mr",
+			       "Failed to register a MR. length: %zu, access "
+			       "flags: %u", length, access);
+		return -1;
+	}
+	self->length = length;
+	return 0;
+}
+
+/* The PD of MR(creator, ...): a PD, or a CMID's (rdma_reg_msgs/read/write
+ * are ibv_reg_mr() on the id's PD); open.  NULL with an exception. */
+static struct pv_pd *mr_creator(PyObject *creator)
+{
+	if (pv_cm_ops.is_cmid(creator) &&
+	    !(creator = pv_cm_ops.cmid_pd_obj(creator)))
+		return NULL;
+	if (!PyObject_TypeCheck(creator, pv.PD)) {
+		PyErr_Format(PyExc_TypeError,
+			     "MR creator must be a PD or a CMID, not %.100s",
+			     Py_TYPE(creator)->tp_name);
+		return NULL;
+	}
+	if (pv_check_open(PV_OBJ(creator)))
+		return NULL;
+	return (struct pv_pd *)creator;
+}
+
 static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "creator", "length", "access", "address",
@@ -124,101 +233,17 @@ static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 		pv_raise_user("MR is already initialised");
 		return -1;
 	}
-	/* MR(cmid, length, access): rdma_reg_msgs/read/write are
-	 * ibv_reg_mr() on the id's PD */
-	if (pv_cm_ops.is_cmid(creator) &&
-	    !(creator = pv_cm_ops.cmid_pd_obj(creator)))
-		return -1;
-	if (!PyObject_TypeCheck(creator, pv.PD)) {
-		PyErr_Format(PyExc_TypeError,
-			     "MR creator must be a PD or a CMID, not %.100s",
-			     Py_TYPE(creator)->tp_name);
-		return -1;
-	}
-	pd = (struct pv_pd *)creator;
-	if (pv_check_open(&pd->obj))
+	if (!(pd = mr_creator(creator)))
 		return -1;
 	pv_obj_setup(&self->obj, pv_mr_destroy);
-
 	if (handle != Py_None) {
-#if HAVE_IBV_IMPORT_MR
-		uint32_t h;
-
-		if (!pv_conv_u32(handle, &h))
+		if (mr_import(self, pd, handle))
 			return -1;
-		self->mr = ibv_import_mr(pd->pd, h);
-		if (!self->mr) {
-			pv_raise_errno("ibv_import_mr", "Failed to import MR");
-			return -1;
-		}
-		self->imported = 1;
-		self->buf = self->mr->addr;
-		self->length = self->mr->length;
-		goto link;
-#else
-		pv_raise_unsupported("MR import (ibv_import_mr)");
-		return -1;
-#endif
-	}
-
-	if (address != Py_None && !PyLong_Check(address)) {
-		/* Any writable, contiguous buffer-protocol object; a
-		 * read-only one (bytes) where the access lets neither the
-		 * device nor write() change the memory. */
-		if (PyObject_GetBuffer(address, &self->user,
-				       PyBUF_WRITABLE | PyBUF_ND |
-					       PyBUF_C_CONTIGUOUS) < 0) {
-			PyErr_Clear();
-			if (access & MR_WRITE_ACCESS ||
-			    PyObject_GetBuffer(address, &self->user,
-					       PyBUF_ND |
-						       PyBUF_C_CONTIGUOUS) < 0) {
-				PyErr_Clear();
-				PyErr_Format(PyExc_TypeError,
-					     "address must be an int or a "
-					     "writable contiguous buffer (a "
-					     "read-only one without write "
-					     "access), not %.100s",
-					     Py_TYPE(address)->tp_name);
-				return -1;
-			}
-			self->readonly = 1;
-		}
-		self->has_user = 1;
-		if (!length)
-			length = self->user.len;
-		if (length > (size_t)self->user.len) {
-			pv_raise_user("length %zu exceeds the buffer's %zd bytes",
-				      length, self->user.len);
-			goto err;
-		}
-		self->buf = self->user.buf;
-	} else if (address != Py_None) {
-		uint64_t a;
-
-		if (pv_to_u64(address, UINTPTR_MAX, &a, "address"))
-			return -1;
-		self->buf = (void *)(uintptr_t)a;
-	}
-	if (!self->buf && !implicit && length) {
-		if (mr_alloc(self, length,
-			     !!(access & IBV_ACCESS_HUGETLB)))
-			goto err;
-	}
-	if (implicit)
-		self->mr = ibv_reg_mr(pd->pd, NULL, SIZE_MAX, access);
-	else
-		self->mr = ibv_reg_mr(pd->pd, self->buf, length, access);
-	if (!self->mr) {
-		pv_raise_errno("ibv_reg_mr",
-			       "Failed to register a MR. length: %zu, access "
-			       "flags: %u", length, access);
+	} else if ((address != Py_None &&
+		    mr_user_memory(self, address, access, &length)) ||
+		   mr_register(self, pd, length, access, implicit)) {
 		goto err;
 	}
-	self->length = length;
-#if HAVE_IBV_IMPORT_MR
-link:
-#endif
 	if (pv_obj_link(&self->obj, &pd->obj)) {
 		pv_mr_destroy(&self->obj);
 		goto err;
