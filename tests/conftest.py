@@ -70,39 +70,36 @@ def port():
     return 1
 
 
-def find_roce_v2_gid(ctx, port=1):
-    """Index of an IPv4-mapped RoCEv2 GID of the port (the VM gives each
-    rxe netdev an IPv4 address), else of any non-zero GID, else None."""
-    import pyverbs.enums as e
-    ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
-    attr = ctx.query_port(port)
-    fallback = None
-    for idx in range(attr.gid_tbl_len):
-        try:
-            gid = ctx.query_gid(port, idx)
-        except Exception:
-            continue
-        text = str(gid)
-        if text.replace('0', '').replace(':', '') == '':
-            continue
-        if fallback is None:
-            fallback = idx
-        if text.startswith('0000:0000:0000:0000:0000:ffff'):
-            try:
-                gtype = ctx.query_gid_type(port, idx)
-            except Exception:
-                gtype = None
-            if gtype in (None, ROCE_V2_SYSFS):
-                return idx
-    return fallback
-
-
 @pytest.fixture
 def gid_index(ctx, port):
-    idx = find_roce_v2_gid(ctx, port)
+    from rdma_helpers import find_gid_index
+    idx = find_gid_index(ctx, port)
     if idx is None:
         pytest.fail(f'{ctx.name} port {port} has no usable GID')
     return idx
+
+
+@pytest.fixture(scope='module')
+def gids(dev_names):
+    """The GID index (rdma_helpers.find_gid_index) of port 1 of the first
+    and of the last device."""
+    from pyverbs.device import Context
+    from rdma_helpers import find_gid_index
+    if len(dev_names) < 2:
+        pytest.fail('the VM has rxe0 and rxe1; this needs both')
+    out = []
+    for name in (dev_names[0], dev_names[-1]):
+        with Context(name=name) as ctx:
+            out.append(find_gid_index(ctx))
+    return out
+
+
+@pytest.fixture
+def cq(ctx):
+    """A CQ of 64 entries on ctx."""
+    from pyverbs.cq import CQ
+    with CQ(ctx, 64) as c:
+        yield c
 
 
 @pytest.fixture

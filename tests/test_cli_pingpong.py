@@ -299,19 +299,6 @@ def _parse(out, size, iters, tool):
     return local.groups()[1:], remote.groups()[1:]
 
 
-@pytest.fixture(scope='module')
-def gids(dev_names):
-    from conftest import find_roce_v2_gid
-    from pyverbs.device import Context
-    if len(dev_names) < 2:
-        pytest.fail('the VM has rxe0 and rxe1; this needs both')
-    out = []
-    for name in (dev_names[0], dev_names[-1]):
-        with Context(name=name) as ctx:
-            out.append(find_roce_v2_gid(ctx))
-    return out
-
-
 ROLES = ['ours-server', 'ours-client', 'ours-both']
 
 

@@ -110,17 +110,6 @@ def _parse(out, nqp, iters, size=1024):
     return addrs
 
 
-@pytest.fixture(scope='module')
-def gids(dev_names):
-    from conftest import find_roce_v2_gid
-    from pyverbs.device import Context
-    out = []
-    for name in (dev_names[0], dev_names[-1]):
-        with Context(name=name) as ctx:
-            out.append(find_roce_v2_gid(ctx))
-    return out
-
-
 @pytest.mark.parametrize('nqp', [None, 4], ids=['default-16-qps', '4-qps'])
 @pytest.mark.parametrize('roles', ['c-server', 'c-client', 'ours-both'])
 def test_pingpong(dev_names, gids, roles, nqp):

@@ -465,13 +465,6 @@ def test_qpex_unopened_and_databuffer():
 
 # ----------------------------------------------------------- on a device
 
-@pytest.fixture
-def cq(ctx):
-    from pyverbs.cq import CQ
-    with CQ(ctx, 32) as c:
-        yield c
-
-
 def qia(cq, qp_type, **kw):
     return QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq,
                       cap=QPCap(max_send_wr=4, max_recv_wr=4), **kw)

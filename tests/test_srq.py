@@ -309,12 +309,6 @@ def test_same_values_and_printed_forms_as_reference():
 
 # ---------------------------------------------------------------- device
 
-@pytest.fixture
-def cq(ctx):
-    with CQ(ctx, 64) as c:
-        yield c
-
-
 def _srq(pd, max_wr=64, max_sge=1):
     return SRQ(pd, SrqInitAttr(SrqAttr(max_wr=max_wr, max_sge=max_sge)))
 
@@ -548,9 +542,9 @@ class _SrqEnd:
 @pytest.fixture
 def rx(dev_names, port):
     """A _Receiver on the last device (the senders use the first)."""
-    from conftest import find_roce_v2_gid
+    from rdma_helpers import find_gid_index
     ctx = Context(name=dev_names[-1])
-    r = _Receiver(ctx, port, find_roce_v2_gid(ctx, port))
+    r = _Receiver(ctx, port, find_gid_index(ctx, port))
     yield r
     r.close()
 

@@ -505,13 +505,6 @@ CREATE_WQ_ERR = 'Failed to create WQ. Errno: 95, Operation not supported'
 CREATE_QP_ERR = 'Failed to create QP. Errno: 95, Operation not supported'
 
 
-@pytest.fixture
-def cq(ctx):
-    from pyverbs.cq import CQ
-    with CQ(ctx, 16) as c:
-        yield c
-
-
 def assert_eopnotsupp(excinfo, message):
     assert excinfo.value.error_code == errno.EOPNOTSUPP
     assert str(excinfo.value) == message
