@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 from pyverbs.addr import GID, GRH, GlobalRoute, AHAttr, AH
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 
-# the memcheck stage (tools/run-tests) runs this module's host tests under
-# valgrind's memcheck
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
 pytestmark = pytest.mark.memcheck
 
 # the host is shared: no deadline; a few dozen examples per property

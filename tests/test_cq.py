@@ -22,8 +22,8 @@ from pyverbs.cq import (CQ, CQEX, WC, CompChannel, CQPoller, CqInitAttrEx,
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 
-# the memcheck stage (tools/run-tests) runs this module's host tests under
-# valgrind's memcheck
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
 pytestmark = pytest.mark.memcheck
 
 EINVAL = 22

@@ -29,8 +29,8 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.spec import (U32_MASK, EthSpec, Ipv4ExtSpec, Ipv6Spec, Spec,
                           TcpUdpSpec)
 
-# the memcheck stage (tools/run-tests) runs this module's host tests under
-# valgrind's memcheck
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
 pytestmark = pytest.mark.memcheck
 
 TCP, UDP = e.IBV_FLOW_SPEC_TCP, e.IBV_FLOW_SPEC_UDP

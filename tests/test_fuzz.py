@@ -18,8 +18,8 @@ import pytest
 
 import pyverbs._verbs as _verbs
 
-# the memcheck stage (tools/run-tests) runs this module's host tests under
-# valgrind's memcheck
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
 pytestmark = pytest.mark.memcheck
 
 BAD = [None, -1, -2**63, 2**31, 2**32, 2**64, 1.5, float('nan'), 'x',

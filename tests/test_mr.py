@@ -11,8 +11,8 @@ from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 
-# the memcheck stage (tools/run-tests) runs this module's host tests under
-# valgrind's memcheck
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
 pytestmark = pytest.mark.memcheck
 
 LOCAL_WRITE = 1

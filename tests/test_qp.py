@@ -10,8 +10,8 @@ import pyverbs.enums as e
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 from pyverbs.qp import ECE, QP, QPAttr, QPCap, QPInitAttr, QPInitAttrEx
 
-# the memcheck stage (tools/run-tests) runs this module's host tests under
-# valgrind's memcheck
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
 pytestmark = pytest.mark.memcheck
 
 U8, U16, U32, U64, I32 = 2**8 - 1, 2**16 - 1, 2**32 - 1, 2**64 - 1, 2**31 - 1
