@@ -9,6 +9,10 @@ from hypothesis import given, settings, strategies as st
 from pyverbs.addr import GID, GRH, GlobalRoute, AHAttr, AH
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
+pytestmark = pytest.mark.memcheck
+
 # the host is shared: no deadline; a few dozen examples per property
 PROPERTY = settings(deadline=None, max_examples=60)
 LL_GID = 'fe80:0000:0000:0000:0202:c9ff:fe00:0001'

@@ -22,6 +22,10 @@ from pyverbs.cq import (CQ, CQEX, WC, CompChannel, CQPoller, CqInitAttrEx,
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
+pytestmark = pytest.mark.memcheck
+
 EINVAL = 22
 
 WC_FIELDS = ['wr_id', 'status', 'opcode', 'vendor_err', 'byte_len', 'qp_num',

@@ -29,6 +29,10 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.spec import (U32_MASK, EthSpec, Ipv4ExtSpec, Ipv6Spec, Spec,
                           TcpUdpSpec)
 
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
+pytestmark = pytest.mark.memcheck
+
 TCP, UDP = e.IBV_FLOW_SPEC_TCP, e.IBV_FLOW_SPEC_UDP
 INNER = e.IBV_FLOW_SPEC_INNER
 

@@ -18,6 +18,10 @@ import pytest
 
 import pyverbs._verbs as _verbs
 
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
+pytestmark = pytest.mark.memcheck
+
 BAD = [None, -1, -2**63, 2**31, 2**32, 2**64, 1.5, float('nan'), 'x',
        b'\x00' * 3, [], [None], [object()], {}, (), object(), True, 0]
 

@@ -11,6 +11,10 @@ from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
+pytestmark = pytest.mark.memcheck
+
 LOCAL_WRITE = 1
 REMOTE_WRITE = 2
 REMOTE_READ = 4

@@ -10,6 +10,10 @@ import pyverbs.enums as e
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 from pyverbs.qp import ECE, QP, QPAttr, QPCap, QPInitAttr, QPInitAttrEx
 
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
+pytestmark = pytest.mark.memcheck
+
 U8, U16, U32, U64, I32 = 2**8 - 1, 2**16 - 1, 2**32 - 1, 2**64 - 1, 2**31 - 1
 
 CAP_FIELDS = ['max_send_wr', 'max_recv_wr', 'max_send_sge', 'max_recv_sge',

@@ -13,6 +13,10 @@ import pyverbs.enums as e
 from pyverbs.pyverbs_error import PyverbsUserError
 from pyverbs.wr import SGE, RecvWR, SendWR, send_flags_to_str
 
+# the sanitize stage of tools/run-tests runs this module's host tests under
+# valgrind's memcheck (-m memcheck)
+pytestmark = pytest.mark.memcheck
+
 # the host is shared: no deadline; a few dozen examples per property
 PROPERTY = settings(deadline=None, max_examples=60)
 FMT = '{:22}: {:<20}\n'

@@ -214,12 +214,15 @@ def write_json(path, meta, results):
 def load_pyplot():
     """matplotlib.pyplot on a file-only backend; ImportError with the
     hint to install the extra when matplotlib is missing."""
+    # The ignores: matplotlib is an optional extra (plot), and mypy (so
+    # stubtest, which analyses this module: it has no stub) must not fail
+    # where it is not installed; unused-ignore where it is.
     try:
-        import matplotlib
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]
     except ImportError as err:
         raise ImportError(PLOT_HINT) from err
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
     return plt
 
 
