@@ -48,10 +48,17 @@ ALLOWLIST = os.path.join(HERE, 'stubtest-allowlist.txt')
 NO_SIGNATURE = set()
 # Attributes a build has only where the rdma-core it was built against has
 # them (meson.build probes each; the stubs describe a build against rdma-core
-# 44, the floor): stubtest may find them at run time without a stub.
+# 44, the floor): stubtest may find them at run time without a stub; each
+# entry goes to stubtest's allowlist where its test is true.
 PROBED = (
     ('pyverbs._verbs.PortAttr.active_speed_ex',    # rdma-core >= 50
      lambda: hasattr(_verbs.PortAttr, 'active_speed_ex')),
+    # and what the stubs declare that only a newer Python has as an
+    # attribute: the buffer protocol's slots of MR (Python >= 3.12)
+    ('pyverbs._verbs.MR.__buffer__',
+     lambda: not hasattr(_verbs.MR, '__buffer__')),
+    ('pyverbs._verbs.MR.__release_buffer__',
+     lambda: not hasattr(_verbs.MR, '__release_buffer__')),
 )
 DUNDERS = {'__enter__', '__exit__', '__reduce__'}
 
