@@ -39,7 +39,7 @@ __all__ = ['Path', 'establish', 'modify_to_init', 'modify_to_rtr',
            'modify_to_rts', 'DEFAULT_ACCESS', 'DEFAULT_QKEY']
 
 DEFAULT_ACCESS: int = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-                  e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+                       e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 DEFAULT_QKEY: int = 0x11111111
 
 
