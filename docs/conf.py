@@ -38,8 +38,9 @@ nitpick_ignore = [('py:class', 'enum.IntEnum'), ('py:class', 'enum.IntFlag')]
 
 autodoc_member_order = 'bysource'
 autodoc_default_options = {'members': True, 'show-inheritance': False}
-# The .pyi stubs describe types; the signatures shown come from the objects
-# themselves (text signatures of the C methods).
+# The .pyi stubs and the annotations describe types; the signatures shown
+# come from the objects themselves (text signatures of the C methods),
+# without the annotations.
 autodoc_typehints = 'none'
 
 # The docstrings are plain text, not reST.  Upstream pyverbs' names end in

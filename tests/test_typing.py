@@ -1,21 +1,27 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""Type information: py.typed, the .pyi stubs next to the modules, and the
+"""Type information: py.typed, the .pyi stubs next to the modules that take
+their names from the C module (pyverbs._verbs), the annotations of the
+modules written in Python (no .pyi: their .py is what mypy reads), and the
 text signatures of the C callables.
 
-  - mypy.stubtest compares every stub with the imported package (names,
-    signatures, defaults, class layout); tests/stubtest-allowlist.txt lists
-    what it cannot judge, with the reason for each entry.
+  - mypy.stubtest compares every stub, and every annotated module, with
+    the imported package (names, signatures, defaults, class layout);
+    tests/stubtest-allowlist.txt lists what it cannot judge, with the
+    reason for each entry.
+  - A module without a .pyi binds in its source every public name it has
+    at run time, and its source passes mypy --strict (bodies included).
   - mypy type-checks examples/ against the stubs.
-  - The stubs carry types, not only names: a typed program over the core
-    API passes mypy --strict --disallow-any-expr, misuses of it are
-    reported, and the attribute types of _verbs.pyi match the values the
-    attributes hold (objects built without a device, and, in the VM, the
-    objects of a live device).
+  - The stubs and annotations carry types, not only names: typed programs
+    over the core API and over the modules typed inline pass mypy --strict
+    --disallow-any-expr, misuses of them are reported, and the attribute
+    types of _verbs.pyi match the values the attributes hold (objects
+    built without a device, and, in the VM, the objects of a live
+    device).
   - Every public callable of pyverbs._verbs has a __text_signature__ that
     inspect.signature() can read (help() and IDEs show it, and stubgen
     builds the stubs from it), except those in NO_SIGNATURE, which say why.
-  - meson's install (what pip and a wheel use) ships py.typed and the
-    stubs.
+  - meson's install (what pip and a wheel use) ships py.typed, the
+    stubs and the modules.
 
 stubtest and mypy need mypy (pip install .[test]); without it those tests
 skip, saying so.
@@ -48,10 +54,17 @@ ALLOWLIST = os.path.join(HERE, 'stubtest-allowlist.txt')
 NO_SIGNATURE = set()
 # Attributes a build has only where the rdma-core it was built against has
 # them (meson.build probes each; the stubs describe a build against rdma-core
-# 44, the floor): stubtest may find them at run time without a stub.
+# 44, the floor): stubtest may find them at run time without a stub; each
+# entry goes to stubtest's allowlist where its test is true.
 PROBED = (
     ('pyverbs._verbs.PortAttr.active_speed_ex',    # rdma-core >= 50
      lambda: hasattr(_verbs.PortAttr, 'active_speed_ex')),
+    # and what the stubs declare that only a newer Python has as an
+    # attribute: the buffer protocol's slots of MR (Python >= 3.12)
+    ('pyverbs._verbs.MR.__buffer__',
+     lambda: not hasattr(_verbs.MR, '__buffer__')),
+    ('pyverbs._verbs.MR.__release_buffer__',
+     lambda: not hasattr(_verbs.MR, '__release_buffer__')),
 )
 DUNDERS = {'__enter__', '__exit__', '__reduce__'}
 
@@ -93,18 +106,84 @@ def _run(*args):
                           capture_output=True, text=True, timeout=600)
 
 
-def test_py_typed_and_a_stub_per_module():
+def _inline_modules():
+    """{module: its .py} for every module of the packages that has no .pyi
+    beside it: typed inline, mypy reads its source."""
+    mods = {}
+    for pkg in PACKAGES:
+        infos = [(pkg.__name__, True)] + [
+            (i.name, i.ispkg) for i in
+            pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.')]
+        for name, ispkg in infos:
+            base = os.path.join(SRC, *name.split('.'))
+            if ispkg:
+                base = os.path.join(base, '__init__')
+            if not os.path.isfile(base + '.pyi'):
+                mods[name] = base + '.py'
+    return mods
+
+
+def _bound_names(body):
+    """The names the statements bind at module level (what mypy sees),
+    into the blocks of if/try/with/for but not into functions or
+    classes."""
+    import ast
+    names = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split('.')[0]
+                         for a in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign,
+                               ast.For, ast.With)):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [i.optional_vars for i in node.items if i.optional_vars] \
+                if isinstance(node, ast.With) else [node.target]
+            for t in targets:
+                names.update(n.id for n in ast.walk(t)
+                             if isinstance(n, ast.Name))
+        for block in ('body', 'orelse', 'finalbody'):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                     ast.ClassDef)):
+                names |= _bound_names(getattr(node, block, []))
+        for handler in getattr(node, 'handlers', []):
+            names |= _bound_names(handler.body)
+    return names
+
+
+def test_py_typed_and_the_types_of_every_module():
+    """Each package has py.typed; each module has a .pyi, or else binds in
+    its source every public name it has at run time (a module whose names
+    come from the C module at import time, or from fill_missing(), needs a
+    .pyi: mypy would not see them), since mypy reads that source."""
+    import ast
     for pkg in PACKAGES:
         assert os.path.isfile(os.path.join(os.path.dirname(pkg.__file__),
                                            'py.typed')), pkg.__name__
-    missing = []
-    for mod in _public_modules():
-        path = os.path.join(SRC, *mod.split('.'))
-        stub = os.path.join(path, '__init__.pyi') if os.path.isdir(path) \
-            else path + '.pyi'
-        if not os.path.isfile(stub):
-            missing.append(mod)
-    assert not missing, f'modules without a .pyi stub: {missing}'
+    unseen = []
+    for name, path in _inline_modules().items():
+        if name.endswith('.__main__'):      # importing it runs the CLI
+            continue
+        mod = importlib.import_module(name)
+        with open(path) as f:
+            bound = _bound_names(ast.parse(f.read()).body)
+        unseen += [f'{name}.{k}' for k, v in vars(mod).items()
+                   if not k.startswith('_') and k not in bound and
+                   not inspect.ismodule(v)]
+    assert not unseen, f'set at import time, not in the source: {unseen}'
+
+
+def test_mypy_strict_inline_modules():
+    """The modules typed inline (their source, bodies included) under mypy
+    --strict: every function annotated, no Any returned where a type is
+    declared, no error; the stubs they import are checked with them."""
+    _mypy()
+    mods = _inline_modules()
+    assert 'pyverbs.vtools' in mods and 'pyverbs.cli.bench' in mods, mods
+    r = _run('mypy', '--no-incremental', '--strict', *sorted(mods.values()))
+    assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
 
 
 def test_stubtest(tmp_path):
@@ -233,13 +312,90 @@ MISUSES = [
     ('b: bytes = ctx.query_gid(1, 0).gid',
      'Incompatible types in assignment (expression has type "str", '
      'variable has type "bytes")'),
+    # the modules typed inline
+    ("BufferPool(pd, 'x', 64)",
+     'Argument 2 to "BufferPool" has incompatible type "str"; '
+     'expected "int"'),
+    ("BufferPool(pd, 1, 64).make_send_wr(0, 4, rkey='k')",
+     'Argument "rkey" to "make_send_wr" of "BufferPool" has incompatible '
+     'type "str"; expected "int | None"'),
+    ('Path(sgid=1)',
+     'Argument "sgid" to "Path" has incompatible type "int"; '
+     'expected "str | None"'),
+    ('establish(pd, Path())',
+     'Argument 1 to "establish" has incompatible type "PD"; expected "QP"'),
 ]
 
+# The same over the modules typed inline (vtools, path, aio, utils, fork,
+# base, pyverbs_error, cli): their annotations, not a stub, give the types.
+INLINE_TYPED_PROGRAM = '''\
+"""The modules typed inline, fully typed: checked with mypy --strict."""
+import asyncio
 
-def test_mypy_strict_typed_program(tmp_path):
+from pyverbs.aio import completions, get_async_event, poll
+from pyverbs.base import PyverbsRDMAErrno, inc_rkey
+from pyverbs.cli import main
+from pyverbs.cq import CQ, WC, CompChannel
+from pyverbs.device import AsyncEvent, Context
+from pyverbs.fork import fork_init, is_fork_initialized
+from pyverbs.path import DEFAULT_QKEY, Path, establish
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QP, QPCap, QPInitAttr
+from pyverbs.utils import gid_str, mtu_to_str, qp_type_to_str
+from pyverbs.vtools import BufferPool
+from pyverbs.wr import SendWR
+import pyverbs.enums as e
+
+
+async def first_wcs(cq: CQ, ctx: Context) -> list[WC]:
+    wcs = await poll(cq, 4)
+    async for wc in completions(cq, num_entries=2):
+        wcs.append(wc)
+        break
+    event: AsyncEvent = await get_async_event(ctx)
+    return wcs if event else []
+
+
+def run(name: str) -> int:
+    fork_init()
+    forked: int = is_fork_initialized()
+    with Context(name=name) as ctx:
+        pd = PD(ctx)
+        cq = CQ(ctx, 16, None, CompChannel(ctx), 0)
+        qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                               cap=QPCap(max_send_wr=4)))
+        local = Path.from_qp(qp, gid_index=1)
+        path: Path = local.connect(local.reverse())
+        same: QP = establish(qp, path)
+        sgid: str | None = path.sgid
+        with BufferPool(pd, 8, 4096) as pool:
+            pool.post_recvs(same, 4)
+            idx: int = pool.pop()
+            pool.copy_to(b'ping', idx)
+            wr: SendWR = pool.make_send_wr(idx, 4, imm_data=DEFAULT_QKEY)
+            qp.post_send(wr)
+            wcs = asyncio.run(first_wcs(cq, ctx))
+            pool.finish_wcs(qp, wcs)
+            data: bytes = pool.copy_from(wcs[0].wr_id, length=4)
+            view: memoryview = pool.view(idx)
+        try:
+            raise PyverbsRDMAErrno('failed')
+        except PyverbsRDMAError as ex:
+            code: int = ex.error_code
+            func: str | None = ex.func
+        text: str = gid_str(0, 1) + qp_type_to_str(qp.qp_type) + (sgid or '')
+        return (inc_rkey(7) + len(text) + mtu_to_str(path.mtu) + forked +
+                code + len(data) + len(view) + main(['devices']))
+'''
+
+
+@pytest.mark.parametrize('program', [TYPED_PROGRAM, INLINE_TYPED_PROGRAM],
+                         ids=['stubs', 'inline'])
+def test_mypy_strict_typed_program(tmp_path, program):
     _mypy()
     good = tmp_path / 'typed_program.py'
-    good.write_text(TYPED_PROGRAM)
+    good.write_text(program)
     r = _run('mypy', '--no-incremental', '--strict', '--disallow-any-expr',
              str(good))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -252,6 +408,8 @@ def test_mypy_strict_rejects_misuses(tmp_path):
             'from pyverbs.mr import MR', 'from pyverbs.pd import PD',
             'from pyverbs.qp import QP, QPInitAttr',
             'from pyverbs.wr import SendWR',
+            'from pyverbs.path import Path, establish',
+            'from pyverbs.vtools import BufferPool',
             "ctx = Context(name='x')", 'pd = PD(ctx)']
     bad.write_text('\n'.join(head + [m for m, _ in MISUSES]) + '\n')
     r = _run('mypy', '--no-incremental', '--strict', str(bad))

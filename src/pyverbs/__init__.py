@@ -5,11 +5,11 @@ mlx5 and efa direct verbs).
 This is pyverbs-c: upstream pyverbs's modules, classes and printed formats,
 with the native layer written in C against the CPython C API.
 """
-__version__ = '0.1.0'
+__version__: str = '0.1.0'
 
 # rdma-core's runtime libraries the extension links, and where they come
 # from: a missing one is named with the package that provides it.
-_RUNTIME = {
+_RUNTIME: dict[str, tuple[str, str]] = {
     'libibverbs.so.1': ('libibverbs1 ibverbs-providers', 'libibverbs'),
     'librdmacm.so.1': ('librdmacm1', 'librdmacm'),
     'libmlx5.so.1': ('ibverbs-providers', 'libibverbs'),
@@ -17,7 +17,7 @@ _RUNTIME = {
 }
 
 
-def _load_native():
+def _load_native() -> None:
     try:
         from pyverbs import _verbs      # noqa: F401 -- loads rdma-core
     except ImportError as ex:
@@ -35,7 +35,7 @@ _load_native()
 del _load_native
 
 
-def _after_full_collection(phase, info):
+def _after_full_collection(phase: str, info: dict[str, int]) -> None:
     # as CPython empties its free lists in a full collection, the
     # extension drops its kept poll answers and WCs
     if phase == 'stop' and info.get('generation') == 2:

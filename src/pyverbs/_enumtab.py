@@ -29,17 +29,19 @@ enum happens to name, so `flags & ~X` clears only X.
 """
 import enum
 import re
+from collections.abc import MutableMapping, Sequence
+from typing import Any
 
 from pyverbs import _verbs
 
 _FLAG_NAME = re.compile(r'_(flags|mask|caps|bits|fields|offloads)\d*$')
 
 
-def _c_invert(self):
+def _c_invert(self: enum.IntFlag) -> int:
     return ~int(self)
 
 
-def _is_flag_enum(cname, members):
+def _is_flag_enum(cname: str, members: Sequence[tuple[str, int]]) -> bool:
     values = [v for _, v in members]
     if any(v < 0 for v in values):
         return False
@@ -49,27 +51,31 @@ def _is_flag_enum(cname, members):
             all(v and not v & (v - 1) for v in values))
 
 
-_classes = {}    # group -> {c enum name: class}, built once per process
+# group -> {c enum name: class}, built once per process
+_classes: dict[str, dict[str, type[enum.Enum]]] = {}
 
 
-def _build(group, module):
-    classes = {}
+def _build(group: str,
+           module: str) -> dict[str, type[enum.Enum]]:
+    classes: dict[str, type[enum.Enum]] = {}
     for cname, members in _verbs._enum_tables[group]:
         if cname is None:
             continue
         flag = _is_flag_enum(cname, members)
-        base = enum.IntFlag if flag else enum.IntEnum
+        # EnumMeta: the functional API, base(name, members, ...)
+        base: enum.EnumMeta = enum.IntFlag if flag else enum.IntEnum
         cls = base(cname, list(members), module=module, qualname=cname)
         if flag:
             # set after creation: the enum machinery installs Flag's own
             # __invert__ on every new flag class
-            cls.__invert__ = _c_invert
+            setattr(cls, '__invert__', _c_invert)
         cls.__doc__ = f'enum {cname} of rdma-core ({base.__name__})'
         classes[cname] = cls
     return classes
 
 
-def populate(namespace, group, module):
+def populate(namespace: MutableMapping[str, Any], group: str,
+             module: str) -> dict[str, type[enum.Enum]]:
     """Fill namespace with the enum classes and globals of a header group.
 
     module is the name the classes report as their __module__ (the first

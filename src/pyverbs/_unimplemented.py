@@ -25,13 +25,15 @@ placeholders() reports what was filled in, per module, among the modules
 imported so far.
 """
 import importlib
+from collections.abc import Callable, MutableMapping
+from typing import Any, NoReturn
 
 from pyverbs.pyverbs_error import PyverbsUserError
 
 # module name -> the public names of upstream's module (rdma-core 44): a
 # name a module defines itself is never replaced, so what is filled is
 # exactly what is missing (placeholders() tells; in a full build, nothing).
-MISSING = {
+MISSING: dict[str, tuple[str, ...]] = {
     'pyverbs.device': (
         'AsyncEvent', 'CQModerationCaps', 'Context', 'Device', 'DeviceAttr',
         'DeviceAttrEx', 'GIDEntry', 'ODPCaps', 'PCIAtomicCaps',
@@ -69,7 +71,7 @@ MISSING = {
 # implements and fill_missing() makes placeholders of the rest; a build that
 # did not find the library defines none of them, and each placeholder names
 # the missing library.
-OPTIONAL_API = {
+OPTIONAL_API: dict[str, tuple[str, ...]] = {
     'pyverbs.cmid': (
         'AddrInfo', 'CMEvent', 'CMEventChannel', 'CMID', 'ConnParam',
         'JoinMCAttrEx', 'UDParam'),
@@ -118,7 +120,7 @@ OPTIONAL_API = {
 }
 # prefix of a qualified name -> (the _verbs flag of a build with the
 # library, the library)
-OPTIONAL_LIBS = {
+OPTIONAL_LIBS: dict[str, tuple[str, str]] = {
     'pyverbs.cmid.': ('_HAVE_RDMACM', 'librdmacm'),
     'pyverbs.aio.get_cm_event': ('_HAVE_RDMACM', 'librdmacm'),
     'pyverbs.device.rdma_get_devices': ('_HAVE_RDMACM', 'librdmacm'),
@@ -127,14 +129,14 @@ OPTIONAL_LIBS = {
 }
 # library -> (what brings its development files: Debian/Ubuntu, Fedora/RHEL;
 # what brings it at run time: Debian/Ubuntu)
-LIB_PACKAGES = {
+LIB_PACKAGES: dict[str, tuple[str, str, str]] = {
     'librdmacm': ('librdmacm-dev', 'librdmacm-devel', 'librdmacm1'),
     'libmlx5': ('libibverbs-dev', 'rdma-core-devel', 'ibverbs-providers'),
     'libefa': ('libibverbs-dev', 'rdma-core-devel', 'ibverbs-providers'),
 }
 
 # module name -> {name: module it comes from}: upstream's re-exports.
-REEXPORTS = {
+REEXPORTS: dict[str, dict[str, str]] = {
     'pyverbs.device': {'gid_str': 'pyverbs.utils'},
     'pyverbs.addr': {'gid_str': 'pyverbs.utils',
                      'gid_str_to_array': 'pyverbs.utils'},
@@ -149,10 +151,11 @@ REEXPORTS = {
         'DrMatcher': 'pyverbs.providers.mlx5.dr_matcher'},
 }
 
-_filled = {}     # module name -> names fill_missing() defined
+# module name -> names fill_missing() defined
+_filled: dict[str, tuple[str, ...]] = {}
 
 
-def _missing_library(what):
+def _missing_library(what: str) -> str | None:
     """The optional library that what (a qualified name) needs and this
     build lacks, or None."""
     from pyverbs import _verbs
@@ -162,7 +165,7 @@ def _missing_library(what):
     return None
 
 
-def _not_implemented(what):
+def _not_implemented(what: str) -> NoReturn:
     lib = _missing_library(what)
     if lib:
         dev, devel, run = LIB_PACKAGES[lib]
@@ -175,11 +178,12 @@ def _not_implemented(what):
         f'{what} is not implemented in this version of pyverbs-c')
 
 
-def _placeholder_func(name, module, qualname=None):
+def _placeholder_func(name: str, module: str,
+                      qualname: str | None = None) -> Callable[..., NoReturn]:
     qualname = qualname or name
     what = f'{module}.{qualname}'
 
-    def placeholder(*args, **kwargs):
+    def placeholder(*args: object, **kwargs: object) -> NoReturn:
         _not_implemented(what)
     placeholder.__name__ = name
     placeholder.__qualname__ = qualname
@@ -192,30 +196,31 @@ class _PlaceholderType(type):
     """Metaclass of placeholder classes: any public attribute read from the
     class (a static method upstream, say) is a placeholder function."""
 
-    def __getattr__(cls, name):
+    def __getattr__(cls, name: str) -> Callable[..., NoReturn]:
         if name.startswith('_'):
             raise AttributeError(name)
         return _placeholder_func(name, cls.__module__,
                                  f'{cls.__qualname__}.{name}')
 
 
-def _placeholder_class(name, module):
+def _placeholder_class(name: str, module: str) -> _PlaceholderType:
     what = f'{module}.{name}'
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self: object, *args: object, **kwargs: object) -> None:
         _not_implemented(what)
     return _PlaceholderType(name, (), {
         '__init__': __init__, '__module__': module, '__qualname__': name,
         '__doc__': f'{what}: not implemented in this version.'})
 
 
-def _placeholder(name, module):
+def _placeholder(name: str,
+                 module: str) -> _PlaceholderType | Callable[..., NoReturn]:
     if name[:1].isupper():
         return _placeholder_class(name, module)
     return _placeholder_func(name, module)
 
 
-def fill_missing(namespace, module):
+def fill_missing(namespace: MutableMapping[str, Any], module: str) -> None:
     """Define a placeholder for each missing name of module in namespace,
     and upstream's re-exports that the module does not define itself."""
     for name, source in REEXPORTS.get(module, {}).items():
@@ -230,7 +235,7 @@ def fill_missing(namespace, module):
     _filled[module] = tuple(filled)
 
 
-def is_placeholder(obj):
+def is_placeholder(obj: object) -> bool:
     """True for the classes and functions fill_missing() made."""
     if isinstance(obj, _PlaceholderType):
         return True
@@ -240,7 +245,7 @@ def is_placeholder(obj):
 _PLACEHOLDER_CODE = _placeholder_func('x', 'x').__code__
 
 
-def placeholders():
+def placeholders() -> dict[str, tuple[str, ...]]:
     """{module: names} filled with placeholders, for the modules imported
     so far."""
     return dict(_filled)

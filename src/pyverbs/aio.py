@@ -26,9 +26,13 @@ One wait at a time per descriptor and loop (a second raises
 PyverbsUserError): the loop holds one reader per descriptor.  A channel
 shared by several CQs serves aio only if events come for the CQ awaited.
 """
+from __future__ import annotations
+
 import asyncio
 import errno
 import os
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
@@ -37,18 +41,22 @@ from pyverbs.cq import CQ, CQEX
 from pyverbs.device import Context
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 
+if TYPE_CHECKING:
+    from pyverbs.cq import WC, CompChannel
+    from pyverbs.device import AsyncEvent
+
 __all__ = ['poll', 'completions', 'get_async_event', 'get_cm_event']
 
 # (loop, fd) pairs with a reader of ours registered
-_waiting: set = set()
+_waiting: set[tuple[asyncio.AbstractEventLoop, int]] = set()
 
 
-def _wake(fut):
+def _wake(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
 
 
-async def _readable(fd):
+async def _readable(fd: int) -> None:
     """Return once fd is readable; a cancelled wait leaves no reader."""
     loop = asyncio.get_running_loop()
     key = (loop, fd)
@@ -67,17 +75,17 @@ async def _readable(fd):
         _waiting.discard(key)
 
 
-def _nonblocking(fd):
+def _nonblocking(fd: int) -> None:
     if os.get_blocking(fd):
         os.set_blocking(fd, False)
 
 
-def _again(ex):
+def _again(ex: BaseException) -> bool:
     return (isinstance(ex, PyverbsRDMAError) and
             ex.error_code in (errno.EAGAIN, errno.EWOULDBLOCK))
 
 
-def _check_cq(cq, num_entries):
+def _check_cq(cq: CQ, num_entries: int) -> CompChannel:
     if not isinstance(cq, CQ) or isinstance(cq, CQEX):
         raise TypeError(f'cq must be a CQ, not {type(cq).__name__}')
     if isinstance(num_entries, bool) or not isinstance(num_entries, int):
@@ -93,7 +101,8 @@ def _check_cq(cq, num_entries):
     return channel
 
 
-async def poll(cq, num_entries=16, solicited_only=False):
+async def poll(cq: CQ, num_entries: int = 16,
+               solicited_only: bool = False) -> list[WC]:
     """Await the next completions of cq (a CQ with a CompChannel) and
     return a non-empty list of at most num_entries WCs, of any status."""
     channel = _check_cq(cq, num_entries)
@@ -121,7 +130,8 @@ async def poll(cq, num_entries=16, solicited_only=False):
         armed = False
 
 
-async def completions(cq, num_entries=16, solicited_only=False):
+async def completions(cq: CQ, num_entries: int = 16,
+                      solicited_only: bool = False) -> AsyncIterator[WC]:
     """An async iterator of the WCs of cq, in order, for ever (break out
     of the loop to stop); each batch comes from one poll()."""
     _check_cq(cq, num_entries)
@@ -130,7 +140,7 @@ async def completions(cq, num_entries=16, solicited_only=False):
             yield wc
 
 
-async def get_async_event(ctx):
+async def get_async_event(ctx: Context) -> AsyncEvent:
     """Await the next asynchronous event of the device (an AsyncEvent,
     already acknowledged).  The Context's async fd becomes non-blocking,
     also for ctx.get_async_event() calls made afterwards."""
@@ -147,7 +157,7 @@ async def get_async_event(ctx):
                 raise
 
 
-async def get_cm_event(channel):
+async def get_cm_event(channel: CMEventChannel) -> CMEvent:
     """Await the next event of a CMEventChannel and return it as a CMEvent
     (ack it with ack_cm_event() or close()).  The channel is made
     non-blocking."""

@@ -14,12 +14,12 @@ __all__ = ['PyverbsObject', 'PyverbsCM', 'PyverbsRDMAError',
            'PyverbsRDMAErrno', 'inc_rkey']
 
 
-def PyverbsRDMAErrno(msg):
+def PyverbsRDMAErrno(msg: str) -> PyverbsRDMAError:
     """PyverbsRDMAError(msg) carrying the calling thread's current errno."""
     return PyverbsRDMAError(msg, _errno())
 
 
-def inc_rkey(rkey):
+def inc_rkey(rkey: int) -> int:
     """The next rkey value for the same memory window (ibv_inc_rkey)."""
     # ibv_inc_rkey() keeps the index (upper 24 bits) and bumps the key byte.
     return (rkey & 0xffffff00) | ((rkey + 1) & 0xff)

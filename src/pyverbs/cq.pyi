@@ -1,5 +1,5 @@
-from _typeshed import Incomplete
 from collections.abc import Generator
+from typing import Self
 from pyverbs._verbs import CQ as CQ, CQEX as CQEX, CompChannel as CompChannel, CqInitAttrEx as CqInitAttrEx, PollCqAttr as PollCqAttr, WC as WC, WcTmInfo as WcTmInfo
 from pyverbs.pyverbs_error import PyverbsRDMAError as PyverbsRDMAError, PyverbsUserError as PyverbsUserError
 
@@ -10,17 +10,19 @@ def cqe_flags_to_str(flags: int) -> str: ...
 def create_wc_flags_to_str(flags: int) -> str: ...
 
 class WCError(PyverbsRDMAError):
-    wc: Incomplete
-    cq: Incomplete
-    status: Incomplete
-    qp_num: Incomplete
-    def __init__(self, wc, cq=None, msg=None) -> None: ...
-    def __reduce__(self): ...
+    wc: WC
+    cq: CQ | CQEX | None
+    status: int
+    qp_num: int
+    def __init__(self, wc: WC, cq: CQ | CQEX | None = None,
+                 msg: str | None = None) -> None: ...
+    def __reduce__(self) -> tuple[type[Self], tuple[WC, None, str]]: ...
 
 class CQPoller:
     ACK_BATCH: int
-    cq: Incomplete
-    channel: Incomplete
-    def __init__(self, cq, channel=None) -> None: ...
-    def iterwc(self, count=None, timeout=None) -> Generator[Incomplete]: ...
+    cq: CQ
+    channel: CompChannel | None
+    def __init__(self, cq: CQ, channel: CompChannel | None = None) -> None: ...
+    def iterwc(self, count: int | None = None,
+               timeout: float | None = None) -> Generator[WC]: ...
     def close(self) -> None: ...

@@ -16,22 +16,31 @@ channel (a socket, a file, multiprocessing) -- no rdma_cm needed:
 `path.ah(pd)` builds (and caches) the AH to address the peer, and
 `Path.from_wc(...)` builds the reply path of a received datagram.
 """
+from __future__ import annotations
+
 import copy
 import dataclasses
 import random
+from typing import TYPE_CHECKING, Any, Self
 
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
 
+if TYPE_CHECKING:
+    from pyverbs.cq import WC
+    from pyverbs.device import Context
+    from pyverbs.pd import PD
+    from pyverbs.qp import QP, QPAttr
+
 # query_gid_type() returns the sysfs GID type: RoCE v2 is 1.
-ROCE_V2_SYSFS = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
+ROCE_V2_SYSFS: int = getattr(e, 'IBV_GID_TYPE_SYSFS_ROCE_V2', 1)
 
 __all__ = ['Path', 'establish', 'modify_to_init', 'modify_to_rtr',
            'modify_to_rts', 'DEFAULT_ACCESS', 'DEFAULT_QKEY']
 
-DEFAULT_ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-                  e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
-DEFAULT_QKEY = 0x11111111
+DEFAULT_ACCESS: int = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+                       e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+DEFAULT_QKEY: int = 0x11111111
 
 
 @dataclasses.dataclass
@@ -43,8 +52,8 @@ class Path:
     dqpn: int = 0            # remote QP number
     sq_psn: int = 0          # first PSN the local end sends
     rq_psn: int = 0          # first PSN the local end expects (= remote's)
-    sgid: str = None         # local GID string (RoCE / global routing)
-    dgid: str = None         # remote GID string
+    sgid: str | None = None  # local GID string (RoCE / global routing)
+    dgid: str | None = None  # remote GID string
     sgid_index: int = 0
     slid: int = 0
     dlid: int = 0
@@ -64,13 +73,15 @@ class Path:
     min_rnr_timer: int = 12
     max_rd_atomic: int = 1
     max_dest_rd_atomic: int = 1
-    is_global: bool = None   # None: global iff there is a dgid
-    _ah: object = dataclasses.field(default=None, repr=False, compare=False)
+    is_global: bool | None = None   # None: global iff there is a dgid
+    _ah: AH | None = dataclasses.field(default=None, repr=False,
+                                       compare=False)
 
     # -- building -------------------------------------------------------
     @classmethod
-    def from_qp(cls, qp, ctx=None, port_num=1, gid_index=None, psn=None,
-                **kw):
+    def from_qp(cls, qp: QP, ctx: Context | None = None, port_num: int = 1,
+                gid_index: int | None = None, psn: int | None = None,
+                **kw: Any) -> Self:
         """The local half of a path for qp: its QP number, a random PSN,
         the port's LID and (if gid_index, or the port is Ethernet) GID.
         ctx defaults to the QP's Context."""
@@ -88,7 +99,7 @@ class Path:
                    sgid=sgid, sgid_index=gid_index or 0, slid=port.lid,
                    mtu=min(port.active_mtu, e.IBV_MTU_4096), **kw)
 
-    def connect(self, remote):
+    def connect(self, remote: Path) -> Self:
         """Complete this local half with the peer's half (its from_qp)."""
         p = copy.copy(self)
         p._ah = None
@@ -97,7 +108,7 @@ class Path:
         p.mtu = min(self.mtu, remote.mtu)
         return p
 
-    def reverse(self):
+    def reverse(self) -> Self:
         """The same path seen from the other end (its GID index is not
         known here: set sgid_index on the result if it is not 0)."""
         p = copy.copy(self)
@@ -110,7 +121,8 @@ class Path:
         return p
 
     @classmethod
-    def from_wc(cls, pd, wc, grh_addr, port_num=1, qkey=DEFAULT_QKEY):
+    def from_wc(cls, pd: PD, wc: WC, grh_addr: int, port_num: int = 1,
+                qkey: int = DEFAULT_QKEY) -> Self:
         """The reply path of a UD datagram: wc is its WC, grh_addr the
         address of the 40-byte GRH at the start of its receive buffer.
         The path's AH is made from the WC and GRH (ibv_create_ah_from_wc)
@@ -123,15 +135,15 @@ class Path:
 
     # -- using ----------------------------------------------------------
     @property
-    def global_route(self):
+    def global_route(self) -> bool:
         return self.is_global if self.is_global is not None \
             else self.dgid is not None
 
-    def ah_attr(self):
+    def ah_attr(self) -> AHAttr:
         """An AHAttr addressing the remote end."""
-        kw = dict(dlid=self.dlid, sl=self.sl,
-                  src_path_bits=self.src_path_bits,
-                  static_rate=self.static_rate, port_num=self.port_num)
+        kw: dict[str, Any] = dict(
+            dlid=self.dlid, sl=self.sl, src_path_bits=self.src_path_bits,
+            static_rate=self.static_rate, port_num=self.port_num)
         if self.global_route:
             kw.update(is_global=1, gr=GlobalRoute(
                 dgid=GID(self.dgid), flow_label=self.flow_label,
@@ -139,22 +151,23 @@ class Path:
                 traffic_class=self.traffic_class))
         return AHAttr(**kw)
 
-    def ah(self, pd):
+    def ah(self, pd: PD) -> AH:
         """The AH for the remote end, created once and cached (not
         pickled).  A cached AH of a closed PD is made again."""
         if self._ah is None or self._ah.closed:
             self._ah = AH(pd, attr=self.ah_attr())
         return self._ah
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
         state['_ah'] = None
         return state
 
 
-def _context_of(qp):
+def _context_of(qp: QP) -> Context:
     pd = getattr(qp, 'pd', None)
-    ctx = getattr(pd, 'ctx', None) if pd is not None else None
+    ctx: Context | None = getattr(pd, 'ctx', None) if pd is not None \
+        else None
     if ctx is None:
         ctx = getattr(qp, 'context', None) or getattr(qp, 'ctx', None)
     if ctx is None:
@@ -162,7 +175,7 @@ def _context_of(qp):
     return ctx
 
 
-def _roce_gid_index(ctx, port_num, tbl_len):
+def _roce_gid_index(ctx: Context, port_num: int, tbl_len: int) -> int:
     """The first IPv4-mapped RoCEv2 GID, else the first non-zero GID."""
     first = None
     for idx in range(tbl_len):
@@ -187,12 +200,12 @@ def _roce_gid_index(ctx, port_num, tbl_len):
     return first
 
 
-def _qp_attr(state):
+def _qp_attr(state: int) -> QPAttr:
     from pyverbs.qp import QPAttr
     return QPAttr(qp_state=state)
 
 
-def modify_to_init(qp, path, access=None):
+def modify_to_init(qp: QP, path: Path, access: int | None = None) -> None:
     """RESET -> INIT with the path's port, P_Key index, access (RC/UC) or
     Q_Key (UD)."""
     attr = _qp_attr(e.IBV_QPS_INIT)
@@ -208,7 +221,7 @@ def modify_to_init(qp, path, access=None):
     qp.modify(attr, mask)
 
 
-def modify_to_rtr(qp, path):
+def modify_to_rtr(qp: QP, path: Path) -> None:
     """INIT -> RTR: for RC/UC the remote QP, PSN, MTU and address."""
     attr = _qp_attr(e.IBV_QPS_RTR)
     mask = e.IBV_QP_STATE
@@ -226,7 +239,7 @@ def modify_to_rtr(qp, path):
     qp.modify(attr, mask)
 
 
-def modify_to_rts(qp, path):
+def modify_to_rts(qp: QP, path: Path) -> None:
     """RTR -> RTS: the send PSN and, for RC, the retry parameters."""
     attr = _qp_attr(e.IBV_QPS_RTS)
     attr.sq_psn = path.sq_psn
@@ -241,7 +254,7 @@ def modify_to_rts(qp, path):
     qp.modify(attr, mask)
 
 
-def establish(qp, path, access=None):
+def establish(qp: QP, path: Path, access: int | None = None) -> QP:
     """Move qp from RESET to RTS along path (INIT, RTR, RTS)."""
     modify_to_init(qp, path, access)
     modify_to_rtr(qp, path)

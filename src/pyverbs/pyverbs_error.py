@@ -6,6 +6,7 @@ PyverbsError
  +-- PyverbsUserError   the arguments or the object's state are wrong
 """
 import os
+from typing import Self
 
 
 class PyverbsError(Exception):
@@ -16,7 +17,7 @@ class PyverbsError(Exception):
     memory'.
     """
 
-    def __init__(self, msg, error_code=-1):
+    def __init__(self, msg: str, error_code: int = -1) -> None:
         self._msg = msg
         self._error_code = error_code
         if error_code != -1:
@@ -31,27 +32,30 @@ class PyverbsRDMAError(PyverbsError):
     errno; func names the C function that failed, when known.
     """
 
-    def __init__(self, msg, error_code=-1, func=None):
+    func: str | None
+
+    def __init__(self, msg: str, error_code: int = -1,
+                 func: str | None = None) -> None:
         super().__init__(msg, error_code)
         self.func = func
 
     @property
-    def error_code(self):
+    def error_code(self) -> int:
         return self._error_code
 
     @property
-    def errno(self):
+    def errno(self) -> int:
         return self._error_code
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Self], tuple[object, ...]]:
         return (type(self), (self._msg, self._error_code, self.func))
 
 
 class PyverbsUserError(PyverbsError):
     """Bad input: a wrong argument, or an object in the wrong state."""
 
-    def __init__(self, msg):
+    def __init__(self, msg: str) -> None:
         super().__init__(msg)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Self], tuple[object, ...]]:
         return (type(self), (self._msg,))

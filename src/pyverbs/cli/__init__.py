@@ -6,16 +6,24 @@ Each command lives in its own module of this package, which exposes
 ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
 adding a command is adding a module and its name to COMMANDS.
 """
+from __future__ import annotations
+
 import argparse
 import importlib
 import os
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyverbs.device import Device
 
 # Module names, in the order --help lists them.
-COMMANDS = ('devices', 'devinfo', 'rc_pingpong', 'ud_pingpong', 'bench')
+COMMANDS: tuple[str, ...] = ('devices', 'devinfo', 'rc_pingpong',
+                             'ud_pingpong', 'bench')
 
 
-def device_list():
+def device_list() -> list[Device] | None:
     """pyverbs' device list, or None after saying on stderr why it could
     not be read (the caller exits with its own tool's status)."""
     from pyverbs.device import get_device_list
@@ -27,7 +35,7 @@ def device_list():
         return None
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='pyverbs',
         description='RDMA device tools built on pyverbs.')
@@ -41,12 +49,13 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Parse argv (default sys.argv[1:]) and run the command; returns the
     exit status (argparse exits with 2 itself on a bad command line)."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        status: int = args.func(args)
+        return status
     except BrokenPipeError:
         # The reader of a pipe left early (| head): no traceback, and
         # stdout pointed at /dev/null so that its flush at exit is quiet.

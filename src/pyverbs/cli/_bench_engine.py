@@ -21,15 +21,22 @@ a number is only printed for data that arrived.
 """
 import dataclasses
 import time
+from collections.abc import Callable, Iterable
+from typing import Self
 
 import pyverbs.enums as e
-from pyverbs.cq import CQ
+from pyverbs.cq import CQ, WC
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.path import Path, establish
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
+
+# what a run calls with the number of messages done so far
+Tick = Callable[[int], object]
+# a CQ's poll method
+Poll = Callable[[int], tuple[int, list[WC]]]
 
 TESTS = ('write', 'read', 'send')
 OPCODES = {'write': e.IBV_WR_RDMA_WRITE, 'read': e.IBV_WR_RDMA_READ,
@@ -60,7 +67,7 @@ class Config:
     qp_timeout: int = 14             # ACK timeout, 4.096 us << qp_timeout
 
 
-def pattern(size, seed):
+def pattern(size: int, seed: int) -> bytes:
     """size bytes of a rotating 0..255 ramp that starts at seed."""
     ramp = bytes(range(256))
     ramp = ramp[seed & 0xff:] + ramp[:seed & 0xff]
@@ -70,7 +77,8 @@ def pattern(size, seed):
 class Endpoint:
     """One end: a device's Context with the resources of one RC QP."""
 
-    def __init__(self, cfg, dev, rd_atomic=None):
+    def __init__(self, cfg: Config, dev: str,
+                 rd_atomic: int | None = None) -> None:
         self.ctx = Context(name=dev)
         try:
             self._setup(cfg, dev, rd_atomic)
@@ -78,7 +86,7 @@ class Endpoint:
             self.ctx.close()
             raise
 
-    def _setup(self, cfg, dev, rd_atomic):
+    def _setup(self, cfg: Config, dev: str, rd_atomic: int | None) -> None:
         ctx = self.ctx
         self.name = dev
         self.cfg = cfg
@@ -111,33 +119,33 @@ class Endpoint:
                      for i in range(cfg.rx_depth)]
         self.rq = 0
 
-    def top_up(self):
+    def top_up(self) -> None:
         """Post receives until rx_depth of them are posted."""
         n = len(self.rwrs) - self.rq
         if n:
             self.qp.post_recv(self.rwrs[:n])
             self.rq += n
 
-    def repost(self, n):
+    def repost(self, n: int) -> None:
         """n receives completed: post as many again."""
         self.qp.post_recv(self.rwrs[:n])
 
-    def close(self):
+    def close(self) -> None:
         self.view.release()
         self.ctx.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def fill(self, area, size, seed):
+    def fill(self, area: str, size: int, seed: int) -> None:
         """Write the pattern into the send or receive area."""
         off = 0 if area == 'recv' else self.max_size
         self.view[off:off + size] = pattern(size, seed)
 
-    def clear(self, area, size):
+    def clear(self, area: str, size: int) -> None:
         off = 0 if area == 'recv' else self.max_size
         self.view[off:off + size] = bytes(size)
 
@@ -145,7 +153,7 @@ class Endpoint:
 class Pair:
     """Two endpoints with their QPs connected to each other (RTS)."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.a = Endpoint(cfg, cfg.ib_dev)
         try:
@@ -159,7 +167,7 @@ class Pair:
             self.close()
             raise
 
-    def _connect(self, cfg):
+    def _connect(self, cfg: Config) -> None:
         a, b = self.a, self.b
         rd = min(a.rd_atomic, b.rd_atomic)
         for end in (a, b):
@@ -171,18 +179,18 @@ class Pair:
         establish(a.qp, self.path_a)
         establish(b.qp, self.path_b)
 
-    def close(self):
+    def close(self) -> None:
         self.a.close()
         self.b.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def _check(wcs, what):
+def _check(wcs: Iterable[WC], what: str) -> None:
     for wc in wcs:
         if wc.status:
             raise BenchError(f'{what}: completion with status '
@@ -190,7 +198,7 @@ def _check(wcs, what):
                              f'vendor error 0x{wc.vendor_err:x}')
 
 
-def _status_name(status):
+def _status_name(status: int) -> str:
     try:
         return e.ibv_wc_status(status).name
     except ValueError:
@@ -200,20 +208,21 @@ def _status_name(status):
 class _Watchdog:
     """Raises BenchError when there was no progress for `limit` seconds."""
 
-    def __init__(self, limit, what):
+    def __init__(self, limit: float, what: str) -> None:
         self.limit, self.what = limit, what
         self.last = time.perf_counter()
 
-    def moved(self):
+    def moved(self) -> None:
         self.last = time.perf_counter()
 
-    def check(self):
+    def check(self) -> None:
         if time.perf_counter() - self.last > self.limit:
             raise BenchError(f'{self.what}: no progress for '
                              f'{self.limit:g} s')
 
 
-def _send_group(n, opcode, sge, rkey=None, raddr=None):
+def _send_group(n: int, opcode: int, sge: SGE, rkey: int | None = None,
+                raddr: int | None = None) -> list[SendWR]:
     """n identical WRs, the last one signalled; its wr_id is n, the number
     of WRs its completion retires."""
     wrs = []
@@ -222,7 +231,7 @@ def _send_group(n, opcode, sge, rkey=None, raddr=None):
         wr = SendWR(wr_id=n if last else 0, opcode=opcode, num_sge=1,
                     sg=[sge], send_flags=SIGNALED if last else 0)
         if rkey is not None:
-            wr.set_wr_rdma(rkey, raddr)
+            wr.set_wr_rdma(rkey, raddr)  # type: ignore[arg-type]  # with rkey
         wrs.append(wr)
     return wrs
 
@@ -230,29 +239,31 @@ def _send_group(n, opcode, sge, rkey=None, raddr=None):
 class Remote:
     """What one end knows of the other: its name, MR key and areas."""
 
-    def __init__(self, name, rkey, recv_addr, send_addr):
+    def __init__(self, name: str, rkey: int, recv_addr: int,
+                 send_addr: int) -> None:
         self.name, self.rkey = name, rkey
         self.recv_addr, self.send_addr = recv_addr, send_addr
 
     @classmethod
-    def of(cls, end):
+    def of(cls, end: Endpoint) -> Self:
         return cls(end.name, end.mr.rkey, end.recv_addr, end.send_addr)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, object]:
         return dict(vars(self))
 
 
-def seed_of(test, mode, size):
+def seed_of(test: str, mode: str, size: int) -> int:
     """The first byte of the pattern sent in one run (both ends agree)."""
     return (size * 7 + TESTS.index(test) * 2 + (mode == 'lat')) & 0xff
 
 
-def final_tag(iters):
+def final_tag(iters: int) -> int:
     """The last byte of the last message of a write latency run."""
     return (iters - 1) % 255 + 1
 
 
-def prepare(end, role, test, mode, size):
+def prepare(end: Endpoint, role: str, test: str, mode: str,
+            size: int) -> None:
     """Fill what end sends and clear where its data lands before a run:
     role 'a' is the end that starts each exchange, 'b' the other."""
     seed = seed_of(test, mode, size)
@@ -267,7 +278,8 @@ def prepare(end, role, test, mode, size):
         end.fill('send', size, seed)
 
 
-def check_arrival(end, role, test, mode, size, iters):
+def check_arrival(end: Endpoint, role: str, test: str, mode: str, size: int,
+                  iters: int) -> None:
     """Raise BenchError unless end's receive area holds what the run
     should have left there."""
     if not (mode == 'lat' and test != 'read') and \
@@ -285,12 +297,12 @@ class Receiver:
     """The receiving end of a send bandwidth run: takes receive
     completions (each checked), reposts as many receives."""
 
-    def __init__(self, end, size, iters):
+    def __init__(self, end: Endpoint, size: int, iters: int) -> None:
         self.end, self.size, self.left = end, size, iters
         self.what = f'send bw {size} B (receive)'
         end.top_up()            # (prepare did, unless run alone)
 
-    def step(self):
+    def step(self) -> bool:
         """Poll once; True when completions came."""
         n, wcs = self.end.rcq.poll(POLL_BATCH)
         if not n:
@@ -303,7 +315,7 @@ class Receiver:
         self.end.repost(n)
         return True
 
-    def run(self, stall):
+    def run(self, stall: float) -> None:
         """Take completions until every message has arrived."""
         dog = _Watchdog(stall, self.what)
         while self.left > 0:
@@ -313,7 +325,9 @@ class Receiver:
                 dog.check()
 
 
-def stream(end, remote, test, size, iters, tick=None, receiver=None):
+def stream(end: Endpoint, remote: Remote, test: str, size: int, iters: int,
+           tick: Tick | None = None, receiver: Receiver | None = None
+           ) -> tuple[float, list[tuple[float, int]]]:
     """Stream `iters` messages of `size` bytes from end to remote (READ
     them from remote for 'read'), keeping up to tx_depth WRs outstanding;
     with a receiver (both ends in this process), take its completions in
@@ -321,6 +335,7 @@ def stream(end, remote, test, size, iters, tick=None, receiver=None):
     done), taken at each batch of completions and at the end."""
     cfg = end.cfg
     what = f'{test} bw {size} B'
+    rdma: tuple[int | None, int | None]
     if test == 'read':       # remote's send area into end's receive area
         sge = SGE(end.recv_addr, size, end.mr.lkey)
         rdma = (remote.rkey, remote.send_addr)
@@ -331,8 +346,9 @@ def stream(end, remote, test, size, iters, tick=None, receiver=None):
     opcode = OPCODES[test]
     mod = min(cfg.cq_mod, iters)
     full = _send_group(mod, opcode, sge, *rdma)
-    rest = _send_group(iters % mod, opcode, sge, *rdma) \
-        if iters % mod else None
+    # None when mod divides iters: then no short group is ever due
+    rest: list[SendWR] = _send_group(  # type: ignore[assignment]
+        iters % mod, opcode, sge, *rdma) if iters % mod else None
     post, poll = end.qp.post_send, end.scq.poll
     clock = time.perf_counter
     window = cfg.tx_depth
@@ -367,7 +383,8 @@ def stream(end, remote, test, size, iters, tick=None, receiver=None):
     return start, samples
 
 
-def run_bw(pair, test, size, iters, tick=None):
+def run_bw(pair: Pair, test: str, size: int, iters: int,
+           tick: Tick | None = None) -> tuple[float, list[tuple[float, int]]]:
     """A bandwidth run from a to b, both in this process."""
     a, b = pair.a, pair.b
     prepare(a, 'a', test, 'bw', size)
@@ -379,7 +396,7 @@ def run_bw(pair, test, size, iters, tick=None):
     return start, samples
 
 
-def _wait_one(poll, dog, what):
+def _wait_one(poll: Poll, dog: _Watchdog, what: str) -> WC:
     """Poll until one completion comes; return it (status checked)."""
     while True:
         n, wcs = poll(1)
@@ -390,7 +407,7 @@ def _wait_one(poll, dog, what):
         dog.check()
 
 
-def _reap(cq, count, dog, what):
+def _reap(cq: CQ, count: int, dog: _Watchdog, what: str) -> None:
     """Wait for `count` completions of a CQ."""
     while count:
         n, wcs = cq.poll(POLL_BATCH)
@@ -402,13 +419,13 @@ def _reap(cq, count, dog, what):
             dog.check()
 
 
-def _signalled(i, iters, mod):
+def _signalled(i: int, iters: int, mod: int) -> bool:
     """Whether message i of a ping-pong is signalled (one in mod, and the
     last, so that each side's send queue is drained at the end)."""
     return (i + 1) % mod == 0 or i == iters - 1
 
 
-def _write_pair(end, remote, size):
+def _write_pair(end: Endpoint, remote: Remote, size: int) -> list[SendWR]:
     """The unsignalled and the signalled WRITE of end's send area into
     remote's receive area."""
     sge = SGE(end.send_addr, size, end.mr.lkey)
@@ -417,13 +434,13 @@ def _write_pair(end, remote, size):
                    rkey=remote.rkey) for flags in (0, SIGNALED)]
 
 
-def _send_pair(end, size):
+def _send_pair(end: Endpoint, size: int) -> list[SendWR]:
     sge = SGE(end.send_addr, size, end.mr.lkey)
     return [SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge],
                    send_flags=flags) for flags in (0, SIGNALED)]
 
 
-def _spin(view, idx, tag, dog):
+def _spin(view: memoryview, idx: int, tag: int, dog: _Watchdog) -> None:
     """Wait until view[idx] == tag (a WRITE has landed)."""
     spins = 0
     while view[idx] != tag:
@@ -432,7 +449,8 @@ def _spin(view, idx, tag, dog):
             dog.check()
 
 
-def lat_write(pair, size, iters, tick=None):
+def lat_write(pair: Pair, size: int, iters: int,
+              tick: Tick | None = None) -> list[int]:
     """Ping-pong of RDMA WRITEs, both ends in this process: a writes into
     b's receive area, b sees the last byte change and writes back.
     Returns one-way times (half of each round trip) in nanoseconds."""
@@ -473,7 +491,8 @@ def lat_write(pair, size, iters, tick=None):
     return out
 
 
-def lat_read(end, remote, size, iters, tick=None):
+def lat_read(end: Endpoint, remote: Remote, size: int, iters: int,
+             tick: Tick | None = None) -> list[int]:
     """One RDMA READ at a time from remote's send area into end's receive
     area; returns the time from post to completion of each, in ns."""
     what = f'read lat {size} B'
@@ -501,7 +520,8 @@ def lat_read(end, remote, size, iters, tick=None):
     return out
 
 
-def lat_send(pair, size, iters, tick=None):
+def lat_send(pair: Pair, size: int, iters: int,
+             tick: Tick | None = None) -> list[int]:
     """Ping-pong of SENDs, both ends in this process: a sends to b, b
     waits for the receive completion and sends back.  Returns one-way
     times (half of each round trip) in nanoseconds."""
@@ -545,16 +565,17 @@ def lat_send(pair, size, iters, tick=None):
     return out
 
 
-def _send_mod(cfg):
+def _send_mod(cfg: Config) -> int:
     return min(cfg.cq_mod, cfg.tx_depth, cfg.rx_depth)
 
 
-def _check_len(wc, size, what):
+def _check_len(wc: WC, size: int, what: str) -> None:
     if wc.byte_len != size:
         raise BenchError(f'{what}: received {wc.byte_len} bytes')
 
 
-def _lat_read_pair(pair, size, iters, tick=None):
+def _lat_read_pair(pair: Pair, size: int, iters: int,
+                   tick: Tick | None = None) -> list[int]:
     prepare(pair.a, 'a', 'read', 'lat', size)
     prepare(pair.b, 'b', 'read', 'lat', size)
     out = lat_read(pair.a, Remote.of(pair.b), size, iters, tick)
@@ -565,5 +586,6 @@ def _lat_read_pair(pair, size, iters, tick=None):
 LAT = {'write': lat_write, 'read': _lat_read_pair, 'send': lat_send}
 
 
-def run_lat(pair, test, size, iters, tick=None):
+def run_lat(pair: Pair, test: str, size: int, iters: int,
+            tick: Tick | None = None) -> list[int]:
     return LAT[test](pair, size, iters, tick)

@@ -17,6 +17,14 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any, TextIO
+
+# A result row (the dicts above) and the run's description (banner()'s
+# info): JSON data, as they travel between the two processes.
+Row = dict[str, Any]
+Info = dict[str, Any]
 
 MB = 1 << 20
 SEPARATOR = '-' * 87
@@ -42,7 +50,8 @@ PLOT_HINT = ('--plot needs matplotlib, which is not installed: '
 
 # ---- numbers ----
 
-def bw_result(test, size, iters, start, samples, window):
+def bw_result(test: str, size: int, iters: int, start: float,
+              samples: Sequence[tuple[float, int]], window: int) -> Row:
     """The bandwidth row of a run: samples are (time, messages done) from
     its start; the peak is the best rate over any stretch of at least
     `window` messages (the whole run if it is shorter)."""
@@ -63,13 +72,13 @@ def bw_result(test, size, iters, start, samples, window):
             'msg_rate': done / elapsed / 1e6}
 
 
-def _percentile(ordered, q):
+def _percentile(ordered: Sequence[float], q: float) -> float:
     """The smallest value with at least q of all values at or below it."""
     k = max(0, math.ceil(q * len(ordered)) - 1)
     return ordered[min(k, len(ordered) - 1)]
 
 
-def lat_result(test, size, times_ns):
+def lat_result(test: str, size: int, times_ns: Sequence[int]) -> Row:
     """The latency row of a run from its per-message times."""
     us = sorted(t / 1000.0 for t in times_ns)
     n = len(us)
@@ -83,11 +92,11 @@ def lat_result(test, size, times_ns):
 
 # ---- the table ----
 
-def table_header(mode):
+def table_header(mode: str) -> list[str]:
     return [SEPARATOR, BW_HEADER if mode == 'bw' else LAT_HEADER]
 
 
-def format_row(r):
+def format_row(r: Row) -> str:
     if r['mode'] == 'bw':
         return BW_ROW % (r['size'], r['iters'], r['bw_peak'], r['bw_avg'],
                          r['msg_rate'])
@@ -96,7 +105,7 @@ def format_row(r):
                       r['p999'])
 
 
-def format_table(results):
+def format_table(results: Sequence[Row]) -> list[str]:
     """Header, one row per result (all of one mode), closing separator."""
     lines = table_header(results[0]['mode'])
     lines += [format_row(r) for r in results]
@@ -104,14 +113,14 @@ def format_table(results):
     return lines
 
 
-def _gid_bytes(gid):
+def _gid_bytes(gid: str | None) -> str:
     """perftest's GID line: the 16 bytes in decimal, two digits each."""
     import ipaddress
     raw = ipaddress.IPv6Address(gid).packed if gid else bytes(16)
     return ':'.join('%02d' % x for x in raw)
 
 
-def banner(test, mode, info):
+def banner(test: str, mode: str, info: Info) -> list[str]:
     """The block above a table: what is measured and how (perftest's
     fields where they apply), then both ends' addresses.  info: dict with
     device, peer, tx_depth, cq_mod, mtu, link, gid_index, rd_atomic and
@@ -156,7 +165,8 @@ class Progress:
 
     WIDTH = 30
 
-    def __init__(self, total, stream=None, enabled=None, delay=1.0):
+    def __init__(self, total: int, stream: TextIO | None = None,
+                 enabled: bool | None = None, delay: float = 1.0) -> None:
         self.stream = stream if stream is not None else sys.stderr
         if enabled is None:             # auto: only on a terminal, and
             enabled = self.stream.isatty()  # only for runs that last
@@ -171,10 +181,10 @@ class Progress:
         self.next_draw = 0.0
         self.drawn = False
 
-    def begin(self, label):
+    def begin(self, label: str) -> None:
         self.label = label
 
-    def update(self, done_in_run):
+    def update(self, done_in_run: int) -> None:
         if not self.enabled:
             return
         now = time.monotonic()
@@ -183,10 +193,10 @@ class Progress:
         self.next_draw = now + 0.1
         self.draw(self.base + done_in_run)
 
-    def finish_run(self, count):
+    def finish_run(self, count: int) -> None:
         self.base += count
 
-    def draw(self, done):
+    def draw(self, done: int) -> None:
         frac = min(1.0, done / self.total)
         fill = int(frac * self.WIDTH)
         bar = '#' * fill + '.' * (self.WIDTH - fill)
@@ -195,7 +205,7 @@ class Progress:
         self.stream.flush()
         self.drawn = True
 
-    def clear(self):
+    def clear(self) -> None:
         """Wipe the bar's line (before printing, and at the end)."""
         if self.drawn:
             self.stream.write('\r\x1b[K')
@@ -205,13 +215,14 @@ class Progress:
 
 # ---- files ----
 
-def write_json(path, meta, results):
+def write_json(path: str, meta: dict[str, object],
+               results: Sequence[Row]) -> None:
     with open(path, 'w') as f:
         json.dump({'meta': meta, 'results': results}, f, indent=1)
         f.write('\n')
 
 
-def load_pyplot():
+def load_pyplot() -> ModuleType:
     """matplotlib.pyplot on a file-only backend; ImportError with the
     hint to install the extra when matplotlib is missing."""
     # The ignores: matplotlib is an optional extra (plot), and mypy (so
@@ -222,11 +233,12 @@ def load_pyplot():
     except ImportError as err:
         raise ImportError(PLOT_HINT) from err
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
+    import matplotlib.pyplot  # type: ignore[import-not-found, unused-ignore]
+    plt: ModuleType = matplotlib.pyplot
     return plt
 
 
-def _size_label(value, _pos=None):
+def _size_label(value: float, _pos: object = None) -> str:
     """Tick label of a size axis: 2, 512, 4K, 64K, 8M."""
     value = int(round(value))
     for unit, shift in (('M', 20), ('K', 10)):
@@ -235,7 +247,8 @@ def _size_label(value, _pos=None):
     return str(value)
 
 
-def plot(path, results, title='pyverbs bench'):
+def plot(path: str, results: Sequence[Row],
+         title: str = 'pyverbs bench') -> None:
     """Draw bandwidth (MB/s) and latency (usec) against message size
     (log2 axis), one line per test, into an image file."""
     plt = load_pyplot()

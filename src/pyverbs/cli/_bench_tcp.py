@@ -17,9 +17,17 @@ import dataclasses
 import json
 import socket
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from pyverbs.cli import _bench_engine as engine
+from pyverbs.cli._bench_report import Info, Row
 from pyverbs.path import Path, establish
+
+# a message of the session (one JSON object)
+Msg = dict[str, Any]
+# a planned table: bench.plan()'s (test, mode, sizes, iters)
+Step = tuple[str, str, list[int], int]
 
 DEFAULT_PORT = 18515
 VERSION = 1
@@ -30,20 +38,20 @@ SETTINGS = ('max_size', 'tx_depth', 'rx_depth', 'cq_mod', 'mtu', 'stall',
 class Channel:
     """JSON lines over a connected socket."""
 
-    def __init__(self, sock):
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.rfile = sock.makefile('rb')
 
-    def send(self, kind, **fields):
+    def send(self, kind: str, **fields: object) -> None:
         fields['kind'] = kind
         self.sock.sendall(json.dumps(fields).encode() + b'\n')
 
-    def recv(self, *kinds):
+    def recv(self, *kinds: str) -> Msg:
         line = self.rfile.readline(1 << 20)
         if not line:
             raise engine.BenchError('the peer closed the connection')
         try:
-            msg = json.loads(line)
+            msg: Msg = json.loads(line)
             kind = msg['kind']
         except (ValueError, TypeError, KeyError):
             raise engine.BenchError('the peer does not speak pyverbs '
@@ -55,18 +63,18 @@ class Channel:
                                     f'peer, got {kind!r}')
         return msg
 
-    def close(self):
+    def close(self) -> None:
         self.rfile.close()
         self.sock.close()
 
 
-def _path_fields(path):
+def _path_fields(path: Path) -> dict[str, Any]:
     d = dataclasses.asdict(path)
     d.pop('_ah', None)
     return d
 
 
-def _path_of(fields):
+def _path_of(fields: dict[str, Any]) -> Path:
     names = {f.name for f in dataclasses.fields(Path)} - {'_ah'}
     try:
         return Path(**{k: v for k, v in fields.items() if k in names})
@@ -74,13 +82,14 @@ def _path_of(fields):
         raise engine.BenchError(f'bad path from the peer: {err}')
 
 
-def _my_half(end):
+def _my_half(end: engine.Endpoint) -> dict[str, object]:
     return {'path': _path_fields(end.path),
             'mem': engine.Remote.of(end).as_dict(),
             'rd_atomic': end.rd_atomic}
 
 
-def _join(end, ch, theirs):
+def _join(end: engine.Endpoint, ch: Channel,
+          theirs: Msg) -> tuple[engine.Remote, Path]:
     """Complete end's path with the peer's half, move the QP to RTS and
     wait until the peer's is there too."""
     try:
@@ -98,7 +107,8 @@ def _join(end, ch, theirs):
     return remote, path
 
 
-def info_of(end, path, remote, rd):
+def info_of(end: engine.Endpoint, path: Path, remote: engine.Remote,
+            rd: int) -> Info:
     import pyverbs.enums as e
     return {'device': end.name, 'peer': remote.name,
             'tx_depth': end.cfg.tx_depth, 'cq_mod': end.cfg.cq_mod,
@@ -114,7 +124,9 @@ def info_of(end, path, remote, rd):
                       'gid': path.dgid}]}
 
 
-def connect(host, port, cfg, todo, timeout):
+def connect(host: str, port: int, cfg: engine.Config,
+            todo: Sequence[Step], timeout: float
+            ) -> tuple[Channel, engine.Endpoint, engine.Remote, Info]:
     """Client: connect to a server; returns (channel, end, remote, info)."""
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
@@ -140,7 +152,9 @@ def connect(host, port, cfg, todo, timeout):
                                     end.path.max_rd_atomic)
 
 
-def client_run(ch, end, remote, test, mode, size, iters, tick=None):
+def client_run(ch: Channel, end: engine.Endpoint, remote: engine.Remote,
+               test: str, mode: str, size: int, iters: int,
+               tick: engine.Tick | None = None) -> Row:
     """One size, client side: returns the result row."""
     from pyverbs.cli import _bench_report as report
     ch.send('run', test=test, mode=mode, size=size, iters=iters)
@@ -164,7 +178,7 @@ def client_run(ch, end, remote, test, mode, size, iters, tick=None):
     return row
 
 
-def listen(port, timeout=None):
+def listen(port: int, timeout: float | None = None) -> Channel:
     """Server: wait for one client; returns its Channel."""
     srv = socket.socket(socket.AF_INET)
     try:
@@ -182,7 +196,8 @@ def listen(port, timeout=None):
     return Channel(sock)
 
 
-def serve(ch, local, tests, show):
+def serve(ch: Channel, local: engine.Config, tests: Sequence[str],
+          show: Callable[..., object]) -> None:
     """Server: take the client's hello, make the end, answer each run.
     local: a Config holding this side's device, port and GID index;
     tests: the tests this server agrees to run.
@@ -216,7 +231,8 @@ def serve(ch, local, tests, show):
             _serve_run(ch, end, remote, msg, show)
 
 
-def _serve_run(ch, end, remote, msg, show):
+def _serve_run(ch: Channel, end: engine.Endpoint, remote: engine.Remote,
+               msg: Msg, show: Callable[..., object]) -> None:
     try:
         test, mode = msg['test'], msg['mode']
         size, iters = int(msg['size']), int(msg['iters'])
@@ -242,17 +258,22 @@ def _serve_run(ch, end, remote, msg, show):
 
 # ---- the two halves of a ping-pong, one per process ----
 
-def ping_write(end, remote, size, iters, tick=None):
+def ping_write(end: engine.Endpoint, remote: engine.Remote, size: int,
+               iters: int, tick: engine.Tick | None = None) -> list[int]:
     """The starting half of a WRITE ping-pong between two processes."""
     return _write_half(end, remote, size, iters, tick, True)
 
 
-def pong_write(end, remote, size, iters):
+def pong_write(end: engine.Endpoint, remote: engine.Remote, size: int,
+               iters: int) -> None:
     """The answering half of a WRITE ping-pong between two processes."""
     _write_half(end, remote, size, iters, None, False)
 
 
-def _write_half(end, remote, size, iters, tick, first):
+def _write_half(end: engine.Endpoint, remote: engine.Remote, size: int,
+                iters: int, tick: engine.Tick | None,
+                first: bool) -> list[int]:
+    """The times of the first half (empty for the answering one)."""
     cfg = end.cfg
     what = f'write lat {size} B'
     last = size - 1
@@ -262,7 +283,7 @@ def _write_half(end, remote, size, iters, tick, first):
     mod = min(cfg.cq_mod, cfg.tx_depth)
     dog = engine._Watchdog(cfg.stall, what)
     clock = time.perf_counter_ns
-    out = [0] * iters if first else None
+    out = [0] * iters if first else []
     for i in range(iters):
         tag = i % 255 + 1
         sig = engine._signalled(i, iters, mod)
@@ -283,17 +304,20 @@ def _write_half(end, remote, size, iters, tick, first):
     return out
 
 
-def ping_send(end, size, iters, tick=None):
+def ping_send(end: engine.Endpoint, size: int, iters: int,
+              tick: engine.Tick | None = None) -> list[int]:
     """The starting half of a SEND ping-pong between two processes."""
     return _send_half(end, size, iters, tick, True)
 
 
-def pong_send(end, size, iters):
+def pong_send(end: engine.Endpoint, size: int, iters: int) -> None:
     """The answering half of a SEND ping-pong between two processes."""
     _send_half(end, size, iters, None, False)
 
 
-def _send_half(end, size, iters, tick, first):
+def _send_half(end: engine.Endpoint, size: int, iters: int,
+               tick: engine.Tick | None, first: bool) -> list[int]:
+    """The times of the first half (empty for the answering one)."""
     cfg = end.cfg
     what = f'send lat {size} B'
     mod = engine._send_mod(cfg)
@@ -301,7 +325,7 @@ def _send_half(end, size, iters, tick, first):
     post, poll = end.qp.post_send, end.rcq.poll
     dog = engine._Watchdog(cfg.stall, what)
     clock = time.perf_counter_ns
-    out = [0] * iters if first else None
+    out = [0] * iters if first else []
     used = 0
     for i in range(iters):
         sig = engine._signalled(i, iters, mod)

@@ -20,17 +20,22 @@ import re
 import socket
 import sys
 import time
+from collections.abc import Callable
+from typing import Self, TypeVar
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GID, GlobalRoute
+from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
+from pyverbs.base import PyverbsCM
 from pyverbs.cli import device_list
 from pyverbs.cq import CQ, CompChannel, cqe_status_to_str
-from pyverbs.device import Context
+from pyverbs.device import Context, PortAttr
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-from pyverbs.wr import SGE, RecvWR
+from pyverbs.wr import SGE, RecvWR, SendWR
+
+_T = TypeVar('_T')
 
 RECV_WRID = 1
 SEND_WRID = 2
@@ -49,7 +54,7 @@ class Failure(Exception):
 _NUMBER = re.compile(r'\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\s*')
 
 
-def c_number(text):
+def c_number(text: str) -> int:
     """A number written as C's strtol(.., 0) reads it (0x hex, 0 octal),
     but the whole text must be one."""
     m = _NUMBER.fullmatch(text)
@@ -65,9 +70,9 @@ def c_number(text):
     return -val if m.group(1) == '-' else val
 
 
-def ranged(lo, hi=None):
+def ranged(lo: int, hi: int | None = None) -> Callable[[str], int]:
     """An argparse type: a c_number in [lo, hi]."""
-    def convert(text):
+    def convert(text: str) -> int:
         val = c_number(text)
         if val < lo or (hi is not None and val > hi):
             bound = f'between {lo} and {hi}' if hi is not None else \
@@ -78,7 +83,8 @@ def ranged(lo, hi=None):
     return convert
 
 
-def add_common_arguments(parser, size_default):
+def add_common_arguments(parser: argparse.ArgumentParser,
+                         size_default: int) -> None:
     """The options both tools take, as the C tools spell them."""
     parser.add_argument('host', nargs='?',
                         help='connect to the server at HOST (without it: '
@@ -121,17 +127,18 @@ def add_common_arguments(parser, size_default):
 class Dest:
     """One side's address: LID, QP number, first PSN and GID (16 bytes)."""
 
-    def __init__(self, lid=0, qpn=0, psn=0, gid=bytes(16)):
+    def __init__(self, lid: int = 0, qpn: int = 0, psn: int = 0,
+                 gid: bytes = bytes(16)) -> None:
         self.lid, self.qpn, self.psn, self.gid = lid, qpn, psn, bytes(gid)
 
-    def wire(self):
+    def wire(self) -> bytes:
         """The record the C tools write: the GID's bytes as hex, in order."""
         text = (f'{self.lid:04x}:{self.qpn:06x}:{self.psn:06x}:'
                 f'{self.gid.hex()}').encode()
         return text[:MSG_SIZE - 1].ljust(MSG_SIZE, b'\0')
 
     @classmethod
-    def parse(cls, msg):
+    def parse(cls, msg: bytes) -> Self:
         text = msg.split(b'\0', 1)[0].decode('ascii', 'replace')
         parts = text.split(':', 3)
         try:
@@ -143,7 +150,7 @@ class Dest:
             raise Failure(f'Bad remote address {text!r}') from None
         return cls(lid, qpn, psn, gid)
 
-    def line(self, what, gid_sep=','):
+    def line(self, what: str, gid_sep: str = ',') -> str:
         """The tools' "local address:"/"remote address:" line (ud's local
         line has a colon before the GID)."""
         gid = socket.inet_ntop(socket.AF_INET6, self.gid)
@@ -151,7 +158,8 @@ class Dest:
                 f'PSN 0x{self.psn:06x}{gid_sep} GID {gid}')
 
 
-def _open_socket(host, port, passive):
+def _open_socket(host: str | None, port: int,
+                 passive: bool) -> socket.socket | None:
     """A TCP socket connected to the first address of host:port that
     answers, or with passive bound to the first local address that is
     free; None if there is none."""
@@ -180,7 +188,7 @@ def _open_socket(host, port, passive):
     return None
 
 
-def _read(sock, n):
+def _read(sock: socket.socket, n: int) -> bytes:
     """Up to n bytes: fewer only at end of stream."""
     buf = b''
     while len(buf) < n:
@@ -191,7 +199,7 @@ def _read(sock, n):
     return buf
 
 
-def client_exchange(host, port, mine):
+def client_exchange(host: str, port: int, mine: Dest) -> Dest:
     """Send our record to the server at host:port, read its one, say
     "done"; the server's Dest."""
     sock = _open_socket(host, port, False)
@@ -213,7 +221,8 @@ def client_exchange(host, port, mine):
     return Dest.parse(msg)
 
 
-def server_exchange(port, mine, connect):
+def server_exchange(port: int, mine: Dest,
+                    connect: Callable[[Dest], object]) -> Dest:
     """Accept one client on port, read its record, connect(its Dest),
     answer with ours and wait for "done"; the client's Dest."""
     lsock = _open_socket(None, port, True)
@@ -254,7 +263,7 @@ def server_exchange(port, mine, connect):
 
 # ---- the verbs side ----
 
-def make(fn, message):
+def make(fn: Callable[[], _T], message: str) -> _T:
     """fn(), with a pyverbs error turned into Failure(message)."""
     try:
         return fn()
@@ -262,7 +271,7 @@ def make(fn, message):
         raise Failure(message) from None
 
 
-def path_to(rem, args, ib_port):
+def path_to(rem: Dest, args: argparse.Namespace, ib_port: int) -> AHAttr:
     """The AHAttr towards rem: with a GRH when its GID has an interface ID
     (always on RoCE), sent from our -g GID."""
     is_global = any(rem.gid[8:])
@@ -280,16 +289,33 @@ class PingPong:
     for the GRH that each receive starts with)."""
 
     head = 0
-    qp_type = None
+    qp_type: int | None = None      # each transport's own
     gid_error = "can't read sgid of index {}"
 
-    def __init__(self, dev_name, args):
+    args: argparse.Namespace
+    size: int
+    rx_depth: int
+    ib_port: int
+    send_flags: int
+    channel: CompChannel | None
+    ah: AH | None
+    ctx: Context
+    pd: PD
+    mr: MR
+    cq: CQ
+    qp: QP
+    recv_wrs: list[RecvWR]
+    send_sge: SGE
+    send_wr: SendWR                 # made by connect()
+
+    def __init__(self, dev_name: str, args: argparse.Namespace) -> None:
         self.args = args
         self.size = args.size
         self.rx_depth = args.rx_depth
         self.ib_port = args.ib_port
         self.send_flags = e.IBV_SEND_SIGNALED
-        self.channel = self.ah = self.qp = None
+        self.channel = self.ah = None
+        self.qp = None  # type: ignore[assignment]  # None until created
         try:
             self.ctx = Context(name=dev_name)
         except PyverbsError:
@@ -319,22 +345,24 @@ class PingPong:
                             self.mr.lkey)
 
     # what a transport provides
-    def check_device(self):
+    def check_device(self) -> None:
         """Refuse a device that cannot do what the options ask."""
 
-    def mr_access(self):
+    def mr_access(self) -> int:
         return e.IBV_ACCESS_LOCAL_WRITE
 
-    def qp_cap(self):
+    def qp_cap(self) -> QPCap:
         return QPCap(max_send_wr=1, max_recv_wr=self.rx_depth,
                      max_send_sge=1, max_recv_sge=1)
 
-    def create_qp(self):
-        return QP(self.pd, QPInitAttr(qp_type=self.qp_type, scq=self.cq,
+    def create_qp(self) -> QP:
+        # qp_type is None only on this base class, which no command runs
+        qp_type: int = self.qp_type     # type: ignore[assignment]
+        return QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
                                       rcq=self.cq, cap=self.qp_cap(),
                                       sq_sig_all=0))
 
-    def to_init(self):
+    def to_init(self) -> None:
         """RESET to INIT: the attributes both take, plus init_extra's."""
         attr = QPAttr()
         attr.qp_state = e.IBV_QPS_INIT
@@ -343,23 +371,23 @@ class PingPong:
         self.qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX |
                        e.IBV_QP_PORT | self.init_extra(attr))
 
-    def init_extra(self, attr):
+    def init_extra(self, attr: QPAttr) -> int:
         """Set the transport's own INIT attributes; their mask."""
         raise NotImplementedError
 
-    def connect(self, rem, mine):
+    def connect(self, rem: Dest, mine: Dest) -> None:
         """Bring the QP to RTS towards rem (Failure if it cannot) and build
         self.send_wr."""
         raise NotImplementedError
 
-    def post_send(self):
+    def post_send(self) -> None:
         self.qp.post_send(self.send_wr)
 
-    def check_lid(self, port_attr):
+    def check_lid(self, port_attr: PortAttr) -> None:
         """A LID of 0 is fine on Ethernet (RoCE); rc refuses it elsewhere."""
 
     # the common part
-    def post_recv(self, n):
+    def post_recv(self, n: int) -> int:
         """Post n receives in one call; how many went in."""
         if n <= 0:
             return 0
@@ -370,7 +398,7 @@ class PingPong:
             return idx if isinstance(idx, int) else 0
         return n
 
-    def local_dest(self):
+    def local_dest(self) -> Dest:
         try:
             port_attr = self.ctx.query_port(self.ib_port)
         except PyverbsError:
@@ -386,7 +414,7 @@ class PingPong:
         return Dest(port_attr.lid, self.qp.qp_num, random.getrandbits(24),
                     gid)
 
-    def loop(self, iters, client):
+    def loop(self, iters: int, client: bool) -> int:
         """Ping-pong until iters sends and receives completed; returns the
         number of CQ events taken."""
         routs = self.rx_depth
@@ -396,8 +424,9 @@ class PingPong:
             make(self.post_send, "Couldn't post send")
             pending |= SEND_WRID
         while rcnt < iters or scnt < iters:
-            if self.channel is not None:
-                make(lambda: self.channel.get_cq_event(self.cq),
+            channel = self.channel
+            if channel is not None:
+                make(lambda: channel.get_cq_event(self.cq),
                      'Failed to get cq_event')
                 events += 1
                 make(self.cq.req_notify, "Couldn't request CQ notification")
@@ -432,32 +461,33 @@ class PingPong:
                     pending = RECV_WRID | SEND_WRID
         return events
 
-    def mark_pages(self):
+    def mark_pages(self) -> None:
         """-c on the client: a 0 at the start of each page it sends."""
         for off in range(0, self.size, os.sysconf('SC_PAGESIZE')):
             self.mr.write(b'\0', 1, self.head + off)
 
-    def bad_pages(self):
+    def bad_pages(self) -> list[int]:
         """-c on the server: the pages whose first byte is not 0."""
         page = os.sysconf('SC_PAGESIZE')
         return [off // page for off in range(0, self.size, page)
                 if self.mr.read(1, self.head + off) != b'\0']
 
-    def close(self):
+    def close(self) -> None:
         """Destroy in the C tools' order, each failure with their words."""
-        steps = [(self.qp, "Couldn't destroy QP"),
-                 (self.cq, "Couldn't destroy CQ"),
-                 (self.mr, "Couldn't deregister MR"),
-                 (self.ah, "Couldn't destroy AH"),
-                 (self.pd, "Couldn't deallocate PD"),
-                 (self.channel, "Couldn't destroy completion channel"),
-                 (self.ctx, "Couldn't release context")]
+        steps: list[tuple[PyverbsCM | None, str]] = [
+            (self.qp, "Couldn't destroy QP"),
+            (self.cq, "Couldn't destroy CQ"),
+            (self.mr, "Couldn't deregister MR"),
+            (self.ah, "Couldn't destroy AH"),
+            (self.pd, "Couldn't deallocate PD"),
+            (self.channel, "Couldn't destroy completion channel"),
+            (self.ctx, "Couldn't release context")]
         for obj, message in steps:
             if obj is not None:
                 make(obj.close, message)
 
 
-def result_lines(size, iters, seconds):
+def result_lines(size: int, iters: int, seconds: float) -> list[str]:
     """The two lines the C tools print after the run."""
     usec = seconds * 1e6
     nbytes = size * iters * 2
@@ -468,12 +498,13 @@ def result_lines(size, iters, seconds):
             f'{usec / iters:.2f} usec/iter']
 
 
-def err(*lines):
+def err(*lines: str) -> None:
     for line in lines:
         print(line, file=sys.stderr)
 
 
-def run_pingpong(args, cls, local_sep=','):
+def run_pingpong(args: argparse.Namespace, cls: type[PingPong],
+                 local_sep: str = ',') -> int:
     """The whole run of one side with transport cls; the exit status."""
     devices = device_list()
     if devices is None:

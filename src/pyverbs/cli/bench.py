@@ -3,8 +3,24 @@
 READ and SEND, both ends in this process, or a server and a client over
 TCP (the measuring loops are in _bench_engine, the TCP exchange in
 _bench_tcp, the table, progress bar, JSON and plot in _bench_report)."""
+from __future__ import annotations
+
 import argparse
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from pyverbs.cli._bench_engine import Config, Pair, Tick
+    from pyverbs.cli._bench_report import Info, Progress, Row
+    from pyverbs.cli._bench_tcp import Channel, Step
+
+    # measure(test, mode, size, iters, tick): one row
+    _Measure = Callable[[str, str, int, int, Tick], Row]
+
+    class _ServeState(TypedDict):
+        open: bool                  # a table is being printed
+        info: Info | None           # the run's, from the first table
 
 NAME = 'bench'
 HELP = ('perftest-style bandwidth and latency of RDMA write, read and '
@@ -41,15 +57,16 @@ examples:
   pyverbs bench write -d rxe0 --connect 192.0.2.2 -a
 """
 
-DEFAULT_ITERS = {'bw': 5000, 'lat': 1000}
-DEFAULT_SIZE = {'bw': 65536, 'lat': 2}
+DEFAULT_ITERS: dict[str, int] = {'bw': 5000, 'lat': 1000}
+DEFAULT_SIZE: dict[str, int] = {'bw': 65536, 'lat': 2}
 MAX_SIZE = 1 << 23
 MAX_ITERS = 10 ** 7         # latency keeps one time per message
-MTUS = (256, 512, 1024, 2048, 4096)
+MTUS: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
 
 
-def _int_in(lo, hi, what='a number'):
-    def conv(text):
+def _int_in(lo: int, hi: int,
+            what: str = 'a number') -> Callable[[str], int]:
+    def conv(text: str) -> int:
         try:
             value = int(text, 0)
         except ValueError:
@@ -61,7 +78,7 @@ def _int_in(lo, hi, what='a number'):
     return conv
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     from pyverbs.cli._bench_engine import TESTS
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EPILOG
@@ -135,15 +152,15 @@ def add_arguments(parser):
                         '18515)')
 
 
-def _fail(msg):
+def _fail(msg: str) -> int:
     print(f'pyverbs bench: {msg}', file=sys.stderr)
     return 1
 
 
-def plan(args):
+def plan(args: argparse.Namespace) -> list[Step]:
     """[(test, mode, [sizes], iters)] in the order they run."""
     modes = [m for m in ('bw', 'lat') if getattr(args, m)] or ['bw']
-    out = []
+    out: list[Step] = []
     for test in dict.fromkeys(args.tests):
         for mode in modes:
             if args.all:
@@ -155,7 +172,7 @@ def plan(args):
     return out
 
 
-def _check_args(args):
+def _check_args(args: argparse.Namespace) -> str | None:
     if args.cq_mod > args.tx_depth:
         return '--cq-mod must not be larger than --tx-depth'
     if args.cq_mod > args.rx_depth:
@@ -165,7 +182,7 @@ def _check_args(args):
     return None
 
 
-def _pick_devices(args):
+def _pick_devices(args: argparse.Namespace) -> tuple[str, str] | None:
     from pyverbs.cli import device_list
     devices = device_list()
     if devices is None:
@@ -187,7 +204,7 @@ def _pick_devices(args):
     return dev, peer
 
 
-def _info(pair):
+def _info(pair: Pair) -> Info:
     import pyverbs.enums as e
     a, b = pair.a, pair.b
     ends = []
@@ -204,7 +221,7 @@ def _info(pair):
             'rd_atomic': pair.path_a.max_rd_atomic, 'ends': ends}
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     from pyverbs.cli import _bench_report as report
     err = _check_args(args)
     if err:
@@ -229,7 +246,7 @@ def run(args):
                         stall=args.stall, qp_timeout=args.qp_timeout)
     total = sum(len(sizes) * iters for _, _, sizes, iters in todo)
     bar = report.Progress(total, enabled=args.progress)
-    results = []
+    results: list[Row] = []
     try:
         if args.server:
             info = _serve(args, cfg, results)
@@ -248,7 +265,8 @@ def run(args):
     return _save(args, cfg, info, results)
 
 
-def _save(args, cfg, info, results):
+def _save(args: argparse.Namespace, cfg: Config, info: Info,
+          results: list[Row]) -> int:
     from pyverbs.cli import _bench_report as report
     meta = {'device': info['device'], 'peer': info['peer'],
             'port': cfg.ib_port, 'tx_depth': info['tx_depth'],
@@ -269,11 +287,13 @@ def _save(args, cfg, info, results):
     return 0
 
 
-def _in_process(cfg, todo, bar, results):
+def _in_process(cfg: Config, todo: list[Step], bar: Progress,
+                results: list[Row]) -> Info:
     from pyverbs.cli import _bench_engine as engine
     from pyverbs.cli import _bench_report as report
 
-    def measure(test, mode, size, iters, tick):
+    def measure(test: str, mode: str, size: int, iters: int,
+                tick: Tick) -> Row:
         if mode == 'bw':
             start, samples = engine.run_bw(pair, test, size, iters, tick)
             return report.bw_result(test, size, iters, start, samples,
@@ -289,12 +309,14 @@ def _in_process(cfg, todo, bar, results):
     return info
 
 
-def _client(args, cfg, todo, bar, results):
+def _client(args: argparse.Namespace, cfg: Config, todo: list[Step],
+            bar: Progress, results: list[Row]) -> Info:
     from pyverbs.cli import _bench_tcp as tcp
     ch, end, remote, info = tcp.connect(args.connect, args.port, cfg, todo,
                                         timeout=args.stall)
     try:
-        def measure(test, mode, size, iters, tick):
+        def measure(test: str, mode: str, size: int, iters: int,
+                    tick: Tick) -> Row:
             return tcp.client_run(ch, end, remote, test, mode, size, iters,
                                   tick)
         for test, mode, sizes, iters in todo:
@@ -311,16 +333,17 @@ def _client(args, cfg, todo, bar, results):
     return info
 
 
-def _serve(args, cfg, results):
+def _serve(args: argparse.Namespace, cfg: Config,
+           results: list[Row]) -> Info:
     """The server side: print the tables as the client drives them."""
     from pyverbs.cli import _bench_report as report
     from pyverbs.cli import _bench_tcp as tcp
     print(f'pyverbs bench: waiting for a client on port {args.port}',
           file=sys.stderr, flush=True)
     ch = tcp.listen(args.port)
-    state = {'open': False, 'info': None}
+    state: _ServeState = {'open': False, 'info': None}
 
-    def show(kind, *what):
+    def show(kind: str, *what: Any) -> None:
         if kind == 'table':
             test, mode, info = what
             state['info'] = info
@@ -346,7 +369,7 @@ def _serve(args, cfg, results):
     return state['info']
 
 
-def _tell(ch, exc):
+def _tell(ch: Channel, exc: BaseException) -> None:
     """Pass a failure on to the peer (best effort: it may be gone)."""
     try:
         ch.send('error', message=str(exc) or type(exc).__name__)
@@ -354,7 +377,9 @@ def _tell(ch, exc):
         pass
 
 
-def _run_table(measure, test, mode, sizes, iters, info, bar, results):
+def _run_table(measure: _Measure, test: str, mode: str, sizes: list[int],
+               iters: int, info: Info, bar: Progress,
+               results: list[Row]) -> None:
     from pyverbs.cli import _bench_report as report
     bar.clear()
     print('\n'.join(report.banner(test, mode, info)))

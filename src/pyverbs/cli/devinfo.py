@@ -8,7 +8,7 @@ import socket
 import sys
 
 from pyverbs.cli import device_list
-from pyverbs.device import Context
+from pyverbs.device import Context, Device, DeviceAttrEx, PortAttr
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
 
 NAME = 'devinfo'
@@ -16,32 +16,34 @@ HELP = 'print the attributes of RDMA devices and ports (as ibv_devinfo)'
 
 # Numbers to the words ibv_devinfo prints for them; a value missing from a
 # table prints as the table's default.
-TRANSPORTS = ({0: 'InfiniBand', 1: 'iWARP', 2: 'usNIC', 3: 'usNIC UDP'},
+_Table = tuple[dict[int, str], str]
+TRANSPORTS: _Table = ({0: 'InfiniBand', 1: 'iWARP', 2: 'usNIC', 3: 'usNIC UDP'},
               'invalid transport')
-PORT_STATES = ({1: 'PORT_DOWN', 2: 'PORT_INIT', 3: 'PORT_ARMED',
+PORT_STATES: _Table = ({1: 'PORT_DOWN', 2: 'PORT_INIT', 3: 'PORT_ARMED',
                 4: 'PORT_ACTIVE'}, 'invalid state')
-PHYS_STATES = ({1: 'SLEEP', 2: 'POLLING', 3: 'DISABLED',
+PHYS_STATES: _Table = ({1: 'SLEEP', 2: 'POLLING', 3: 'DISABLED',
                 4: 'PORT_CONFIGURATION TRAINNING', 5: 'LINK_UP',
                 6: 'LINK_ERROR_RECOVERY', 7: 'PHY TEST'},
                'invalid physical state')
-ATOMIC_CAPS = ({0: 'ATOMIC_NONE', 1: 'ATOMIC_HCA', 2: 'ATOMIC_GLOB'},
+ATOMIC_CAPS: _Table = ({0: 'ATOMIC_NONE', 1: 'ATOMIC_HCA', 2: 'ATOMIC_GLOB'},
                'invalid atomic capability')
-MTUS = ({1: '256', 2: '512', 3: '1024', 4: '2048', 5: '4096'},
+MTUS: _Table = ({1: '256', 2: '512', 3: '1024', 4: '2048', 5: '4096'},
         'invalid MTU')
-WIDTHS = ({1: '1', 2: '4', 4: '8', 8: '12', 16: '2'}, 'invalid width')
-SPEEDS = ({1: '2.5 Gbps', 2: '5.0 Gbps', 4: '10.0 Gbps', 8: '10.0 Gbps',
+WIDTHS: _Table = ({1: '1', 2: '4', 4: '8', 8: '12', 16: '2'}, 'invalid width')
+SPEEDS: _Table = ({1: '2.5 Gbps', 2: '5.0 Gbps', 4: '10.0 Gbps', 8: '10.0 Gbps',
            16: '14.0 Gbps', 32: '25.0 Gbps', 64: '50.0 Gbps',
            128: '100.0 Gbps'}, 'invalid speed')
-VLS = ({1: '1', 2: '2', 3: '4', 4: '8', 5: '15'}, 'invalid value')
+VLS: _Table = ({1: '1', 2: '2', 3: '4', 4: '8', 5: '15'}, 'invalid value')
 # link layer 0 (unspecified) is InfiniBand.
-LINK_LAYERS = ({0: 'InfiniBand', 1: 'InfiniBand', 2: 'Ethernet'},
+LINK_LAYERS: _Table = ({0: 'InfiniBand', 1: 'InfiniBand', 2: 'Ethernet'},
                'Unknown')
 LINK_LAYER_ETHERNET = 2
-GID_TYPES = {1: 'RoCE v1', 2: 'RoCE v2'}
+GID_TYPES: dict[int, str] = {1: 'RoCE v1', 2: 'RoCE v2'}
 
 # Flag words: (bit, name) in the order printed, bits outside them are
 # summed up as "Unknown flags".
-DEVICE_CAPS = [(1 << i, n) for i, n in enumerate((
+_Bits = list[tuple[int, str]]
+DEVICE_CAPS: _Bits = [(1 << i, n) for i, n in enumerate((
     'RESIZE_MAX_WR', 'BAD_PKEY_CNTR', 'BAD_QKEY_CNTR', 'RAW_MULTI',
     'AUTO_PATH_MIG', 'CHANGE_PHY_PORT', 'UD_AV_PORT_ENFORCE',
     'CURR_QP_STATE_MOD', 'SHUTDOWN_PORT', 'INIT_TYPE', 'PORT_ACTIVE_EVENT',
@@ -50,33 +52,34 @@ DEVICE_CAPS = [(1 << i, n) for i, n in enumerate((
     (1 << 21, 'MEM_MGT_EXTENSIONS'), (1 << 23, 'MEM_WINDOW_TYPE_2A'),
     (1 << 24, 'MEM_WINDOW_TYPE_2B'), (1 << 25, 'RC_IP_CSUM'),
     (1 << 26, 'RAW_IP_CSUM'), (1 << 29, 'MANAGED_FLOW_STEERING')]
-DEVICE_CAPS_EX = [(1 << 32, 'RAW_SCATTER_FCS'),
+DEVICE_CAPS_EX: _Bits = [(1 << 32, 'RAW_SCATTER_FCS'),
                   (1 << 36, 'PCI_WRITE_END_PADDING')]
-ODP_GENERAL = [(1, 'ODP_SUPPORT'), (2, 'ODP_SUPPORT_IMPLICIT')]
-ODP_TRANSPORT = [(1, 'SUPPORT_SEND'), (2, 'SUPPORT_RECV'),
+ODP_GENERAL: _Bits = [(1, 'ODP_SUPPORT'), (2, 'ODP_SUPPORT_IMPLICIT')]
+ODP_TRANSPORT: _Bits = [(1, 'SUPPORT_SEND'), (2, 'SUPPORT_RECV'),
                  (4, 'SUPPORT_WRITE'), (8, 'SUPPORT_READ'),
                  (16, 'SUPPORT_ATOMIC'), (32, 'SUPPORT_SRQ')]
-# Bits of a supported_qpts word: 1 << IBV_QPT_xxx.
-QPT_BITS = [(1 << 8, 'SUPPORT_RAW_PACKET'), (1 << 4, 'SUPPORT_UD')]
-RAW_PACKET_CAPS = [(1, 'C-VLAN stripping offload'),
+# _Bits of a supported_qpts word: 1 << IBV_QPT_xxx.
+QPT_BITS: _Bits = [(1 << 8, 'SUPPORT_RAW_PACKET'), (1 << 4, 'SUPPORT_UD')]
+RAW_PACKET_CAPS: _Bits = [(1, 'C-VLAN stripping offload'),
                    (2, 'Scatter FCS offload'), (4, 'IP csum offload'),
                    (8, 'Delay drop')]
 TM_CAP_RC = 1
 FLAG_INDENT = '\t' * 5
 
 
-def word(table, value):
+def word(table: _Table, value: int) -> str:
     names, default = table
     return names.get(value, default)
 
 
-def guid_str(guid):
+def guid_str(guid: int) -> str:
     """A GUID as pyverbs gives it (network byte order) as xxxx:xxxx:..."""
     h = '%016x' % int.from_bytes(guid.to_bytes(8, 'little'), 'big')
     return ':'.join(h[i:i + 4] for i in range(0, 16, 4))
 
 
-def flag_lines(value, bits, unknown_fmt='%X', report_unknown=True):
+def flag_lines(value: int, bits: _Bits, unknown_fmt: str = '%X',
+               report_unknown: bool = True) -> list[str]:
     out = [FLAG_INDENT + name for bit, name in bits if value & bit]
     known = 0
     for bit, _ in bits:
@@ -87,17 +90,17 @@ def flag_lines(value, bits, unknown_fmt='%X', report_unknown=True):
     return out
 
 
-def odp_transport_lines(value):
+def odp_transport_lines(value: int) -> list[str]:
     if not value:
         return [FLAG_INDENT + 'NO SUPPORT']
     return flag_lines(value, ODP_TRANSPORT)
 
 
-def qpt_lines(indent, qpts):
+def qpt_lines(indent: str, qpts: int) -> list[str]:
     return [indent + 'supported_qp:'] + flag_lines(qpts, QPT_BITS)
 
 
-def board_id(name):
+def board_id(name: str) -> str | None:
     """The board_id sysfs attribute of the device, None without one."""
     try:
         with open(f'/sys/class/infiniband/{name}/board_id') as f:
@@ -108,7 +111,8 @@ def board_id(name):
     return text or None
 
 
-def device_lines(dev, ctx, attr_ex, verbose):
+def device_lines(dev: Device, ctx: Context, attr_ex: DeviceAttrEx,
+                 verbose: bool) -> list[str]:
     """The lines of one device, before its ports."""
     a = attr_ex.orig_attr
     out = [f'hca_id:\t{dev.name.decode()}',
@@ -131,7 +135,7 @@ def device_lines(dev, ctx, attr_ex, verbose):
     return out
 
 
-def verbose_device_lines(ctx, ax):
+def verbose_device_lines(ctx: Context, ax: DeviceAttrEx) -> list[str]:
     a = ax.orig_attr
     out = ['\tmax_mr_size:\t\t\t0x%x' % a.max_mr_size,
            '\tpage_size_cap:\t\t\t0x%x' % a.page_size_cap,
@@ -245,7 +249,7 @@ def verbose_device_lines(ctx, ax):
     return out
 
 
-def gid_lines(ctx, port, pattr):
+def gid_lines(ctx: Context, port: int, pattr: PortAttr) -> list[str]:
     """The non-empty GIDs of a port, with their RoCE type on Ethernet."""
     out = []
     for index in range(pattr.gid_tbl_len):
@@ -267,7 +271,8 @@ def gid_lines(ctx, port, pattr):
     return out
 
 
-def port_lines(dev, ctx, port, verbose):
+def port_lines(dev: Device, ctx: Context, port: int,
+               verbose: bool) -> list[str]:
     p = ctx.query_port(port)
     out = [f'\t\tport:\t{port}',
            '\t\t\tstate:\t\t\t%s (%d)' % (word(PORT_STATES, p.state),
@@ -304,7 +309,7 @@ def port_lines(dev, ctx, port, verbose):
     return out
 
 
-def print_device(dev, port, verbose):
+def print_device(dev: Device, port: int, verbose: bool) -> int:
     """Print one device (all its ports, or only port); returns the exit
     status ibv_devinfo gives for it."""
     try:
@@ -335,7 +340,7 @@ def print_device(dev, port, verbose):
     return 0
 
 
-def positive_int(text):
+def positive_int(text: str) -> int:
     try:
         value = int(text, 0)
     except ValueError:
@@ -346,7 +351,7 @@ def positive_int(text):
     return value
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('-d', '--ib-dev', metavar='DEV',
                         help='use device DEV (default: every device)')
     parser.add_argument('-i', '--ib-port', metavar='PORT', type=positive_int,
@@ -358,7 +363,7 @@ def add_arguments(parser):
                         help='print every attribute of the device(s)')
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     devices = device_list()
     if devices is None:
         return 255

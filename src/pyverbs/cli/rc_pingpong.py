@@ -12,20 +12,23 @@ on a device that lacks the feature they fail with the C tool's message,
 and on one that has it they fail saying pyverbs' tool does not do it.
 """
 import argparse
+from typing import cast
 
 import pyverbs.enums as e
-from pyverbs.cli._pingpong import (SEND_WRID, Failure, PingPong,
+from pyverbs.cli._pingpong import (SEND_WRID, Dest, Failure, PingPong,
                                    add_common_arguments, c_number, err, make,
                                    path_to, run_pingpong)
 from pyverbs.pyverbs_error import PyverbsError
-from pyverbs.qp import QPAttr, QPEx, QPInitAttrEx
+from pyverbs.device import PortAttr
+from pyverbs.qp import QP, QPAttr, QPEx, QPInitAttrEx
 from pyverbs.wr import SendWR
 
 NAME = 'rc-pingpong'
 HELP = 'RC ping-pong, interoperating with ibv_rc_pingpong'
 
-MTUS = {256: e.IBV_MTU_256, 512: e.IBV_MTU_512, 1024: e.IBV_MTU_1024,
-        2048: e.IBV_MTU_2048, 4096: e.IBV_MTU_4096}
+MTUS: dict[int, int] = {
+    256: e.IBV_MTU_256, 512: e.IBV_MTU_512, 1024: e.IBV_MTU_1024,
+    2048: e.IBV_MTU_2048, 4096: e.IBV_MTU_4096}
 ODP_RC_CAPS = e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV
 # Options accepted for the C tool's sake that this tool does not carry out.
 NOT_DONE = (('iodp', '-O/--iodp (implicit on-demand paging)'),
@@ -34,7 +37,7 @@ NOT_DONE = (('iodp', '-O/--iodp (implicit on-demand paging)'),
             ('dm', '-j/--dm (device memory)'))
 
 
-def mtu(text):
+def mtu(text: str) -> int:
     val = c_number(text)
     if val not in MTUS:
         raise argparse.ArgumentTypeError(
@@ -42,7 +45,7 @@ def mtu(text):
     return MTUS[val]
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, 4096)
     parser.add_argument('-m', '--mtu', type=mtu, default=e.IBV_MTU_1024,
                         metavar='MTU', help='path MTU (default 1024)')
@@ -65,7 +68,7 @@ def add_arguments(parser):
 class RCPingPong(PingPong):
     qp_type = e.IBV_QPT_RC
 
-    def check_device(self):
+    def check_device(self) -> None:
         a = self.args
         if not (a.odp or a.iodp or a.ts or a.dm):
             return
@@ -95,13 +98,13 @@ class RCPingPong(PingPong):
                 raise Failure(f'{NAME}: {what} is not supported by pyverbs '
                               f"{NAME}; use ibv_rc_pingpong for it")
 
-    def mr_access(self):
+    def mr_access(self) -> int:
         access = e.IBV_ACCESS_LOCAL_WRITE
         if self.args.odp:
             access |= e.IBV_ACCESS_ON_DEMAND
         return access
 
-    def create_qp(self):
+    def create_qp(self) -> QP:
         if not self.args.new_send:
             return super().create_qp()
         return QPEx(self.ctx, QPInitAttrEx(
@@ -111,16 +114,16 @@ class RCPingPong(PingPong):
             comp_mask=(e.IBV_QP_INIT_ATTR_PD |
                        e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)))
 
-    def init_extra(self, attr):
+    def init_extra(self, attr: QPAttr) -> int:
         attr.qp_access_flags = 0
         return e.IBV_QP_ACCESS_FLAGS
 
-    def check_lid(self, port_attr):
+    def check_lid(self, port_attr: PortAttr) -> None:
         if port_attr.link_layer != e.IBV_LINK_LAYER_ETHERNET and \
                 not port_attr.lid:
             raise Failure("Couldn't get local LID")
 
-    def connect(self, rem, mine):
+    def connect(self, rem: Dest, mine: Dest) -> None:
         a = self.args
         attr = QPAttr()
         attr.qp_state = e.IBV_QPS_RTR
@@ -149,11 +152,11 @@ class RCPingPong(PingPong):
                               num_sge=1, sg=[self.send_sge],
                               send_flags=self.send_flags)
 
-    def post_send(self):
+    def post_send(self) -> None:
         if not self.args.new_send:
             super().post_send()
             return
-        qp = self.qp
+        qp = cast(QPEx, self.qp)        # create_qp's, with new_send
         qp.wr_start()
         qp.wr_id = SEND_WRID
         qp.wr_flags = self.send_flags
@@ -162,7 +165,7 @@ class RCPingPong(PingPong):
         qp.wr_complete()
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.odp and args.dm:
         err("DM memory region can't be on demand")
         return 1

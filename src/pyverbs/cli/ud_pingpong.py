@@ -11,9 +11,11 @@ delivers first; sends go through an address handle made from the peer's
 LID and GID, with Q_Key 0x11111111 on both sides.  A message must fit the
 port's active MTU.
 """
+import argparse
+
 import pyverbs.enums as e
 from pyverbs.addr import AH
-from pyverbs.cli._pingpong import (SEND_WRID, Failure, PingPong,
+from pyverbs.cli._pingpong import (SEND_WRID, Dest, Failure, PingPong,
                                    add_common_arguments, make, path_to,
                                    run_pingpong)
 from pyverbs.pyverbs_error import PyverbsError
@@ -27,7 +29,7 @@ GRH_SIZE = 40
 QKEY = 0x11111111
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser, 2048)
 
 
@@ -36,7 +38,7 @@ class UDPingPong(PingPong):
     qp_type = e.IBV_QPT_UD
     gid_error = 'Could not get local gid for gid index {}'
 
-    def check_device(self):
+    def check_device(self) -> None:
         try:
             port_attr = self.ctx.query_port(self.ib_port)
         except PyverbsError:
@@ -46,11 +48,11 @@ class UDPingPong(PingPong):
         if self.size > mtu:
             raise Failure(f'Requested size larger than port MTU ({mtu})')
 
-    def init_extra(self, attr):
+    def init_extra(self, attr: QPAttr) -> int:
         attr.qkey = QKEY
         return e.IBV_QP_QKEY
 
-    def connect(self, rem, mine):
+    def connect(self, rem: Dest, mine: Dest) -> None:
         attr = QPAttr()
         attr.qp_state = e.IBV_QPS_RTR
         make(lambda: self.qp.modify(attr, e.IBV_QP_STATE),
@@ -68,5 +70,5 @@ class UDPingPong(PingPong):
                               remote_qpn=rem.qpn, remote_qkey=QKEY)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     return run_pingpong(args, UDPingPong, local_sep=':')

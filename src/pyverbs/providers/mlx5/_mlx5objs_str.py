@@ -5,17 +5,24 @@ _native/providers/mlx5/devx.c and wqe.c), in upstream's format.
 Upstream prints the WQE segment fields and the CQE members as stored in
 memory (big-endian), not converted like the properties: raw() gives that
 value back from the host-order property value."""
+from __future__ import annotations
+
 import sys
+from collections.abc import MutableMapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyverbs._verbs import Mlx5Cqe64, Mlx5UMEM, WqeCtrlSeg, WqeDataSeg
 
 _FMT = '{:20}: {:<20}\n'
 
 
-def raw(value, size):
+def raw(value: int, size: int) -> int:
     """The big-endian field of host-order value read back in host order."""
     return int.from_bytes(value.to_bytes(size, 'big'), sys.byteorder)
 
 
-def _ctrl_str(self):
+def _ctrl_str(self: WqeCtrlSeg) -> str:
     return (_FMT.format('opcode', raw(self.opmod_idx_opcode, 4)) +
             _FMT.format('qpn_ds', raw(self.qpn_ds, 4)) +
             _FMT.format('signature', self.signature) +
@@ -23,13 +30,13 @@ def _ctrl_str(self):
             _FMT.format('imm', raw(self.imm, 4)))
 
 
-def _data_str(self):
+def _data_str(self: WqeDataSeg) -> str:
     return (_FMT.format('byte_count', raw(self.byte_count, 4)) +
             _FMT.format('lkey', raw(self.lkey, 4)) +
             _FMT.format('addr', raw(self.addr, 8)))
 
 
-def _cqe64_str(self):
+def _cqe64_str(self: Mlx5Cqe64) -> str:
     # upstream: the Cython dict of the members its .pxd declares
     return str({'wqe_id': raw(self.wqe_id, 2),
                 'imm_inval_pkey': raw(self.imm_inval_pkey, 4),
@@ -39,12 +46,12 @@ def _cqe64_str(self):
                 'signature': self.signature, 'op_own': self.op_own})
 
 
-def _umem_str(self):
+def _umem_str(self: Mlx5UMEM) -> str:
     return (_FMT.format('umem id', self.umem_id) +
             _FMT.format('reg addr', self.umem_addr))
 
 
-def install(ns):
+def install(ns: MutableMapping[str, Any]) -> None:
     ns['WqeCtrlSeg'].__str__ = _ctrl_str
     ns['WqeDataSeg'].__str__ = _data_str
     ns['Mlx5Cqe64'].__str__ = _cqe64_str
