@@ -8,7 +8,8 @@ may be the C tool:
     python3 examples/srq_pingpong.py -d rxe0 -g 1            # server
     python3 examples/srq_pingpong.py -d rxe1 -g 1 192.0.2.1  # client
 
-The exchange: the client connects over TCP (port 18515 by default) and
+The exchange (src/pyverbs/cli/exchange.py, shared with `pyverbs
+rc-pingpong`): the client connects over TCP (port 18515 by default) and
 sends 256 fixed-size records "LID:QPN:PSN:GID" (hex fields, the GID as 32
 hex digits, NUL-padded to 52 bytes), one per QP slot (unused slots are
 zeros); the server reads them, moves its QPs to RTR/RTS, answers with its
@@ -24,7 +25,6 @@ import getopt
 import os
 import random
 import re
-import socket
 import sys
 import time
 
@@ -39,11 +39,25 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+try:
+    from pyverbs.cli import exchange
+except ImportError:
+    # another pyverbs (upstream's has no pyverbs.cli): this checkout's
+    # exchange.py, which needs only the standard library
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location(
+        'exchange', os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 '..', 'src', 'pyverbs', 'cli', 'exchange.py'))
+    if _spec is None or _spec.loader is None:
+        raise
+    exchange = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(exchange)
+Failure, Dest = exchange.Failure, exchange.Dest
+MSG_SIZE, DONE = exchange.MSG_SIZE, exchange.DONE
+
 RECV_WRID = 1
 SEND_WRID = 2
 MAX_QP = 256            # records exchanged, whatever -q says
-MSG_SIZE = 52           # len('0000:000000:000000:' + 32 hex digits) + NUL
-DONE = b'done\0'
 MTUS = {256: e.IBV_MTU_256, 512: e.IBV_MTU_512, 1024: e.IBV_MTU_1024,
         2048: e.IBV_MTU_2048, 4096: e.IBV_MTU_4096}
 
@@ -57,10 +71,6 @@ INIT_MASK = (e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
              e.IBV_QP_ACCESS_FLAGS)
 ODP_CAPS = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV |
             e.IBV_ODP_SUPPORT_SRQ_RECV)
-
-
-class Failure(Exception):
-    """A message for stderr, then exit status 1."""
 
 
 def err(*lines):
@@ -94,34 +104,6 @@ def c_int(text):
     return v - (1 << 32) if v >= 1 << 31 else v
 
 
-class Dest:
-    """One record of the exchange."""
-
-    def __init__(self, lid=0, qpn=0, psn=0, gid=bytes(16)):
-        self.lid, self.qpn, self.psn, self.gid = lid, qpn, psn, gid
-
-    def wire(self):
-        text = (f'{self.lid:04x}:{self.qpn:06x}:{self.psn:06x}:'
-                f'{self.gid.hex()}').encode()
-        return text[:MSG_SIZE - 1].ljust(MSG_SIZE, b'\0')
-
-    @classmethod
-    def parse(cls, msg):
-        text = msg.split(b'\0', 1)[0].decode('ascii', 'replace')
-        parts = text.split(':', 3)
-        try:
-            lid, qpn, psn = (int(p, 16) for p in parts[:3])
-            gid = bytes.fromhex(parts[3][:32].ljust(32, '0'))
-        except (ValueError, IndexError):
-            raise Failure(f'Bad remote address {text!r}') from None
-        return cls(lid, qpn, psn, gid)
-
-    def line(self, what):
-        gid = socket.inet_ntop(socket.AF_INET6, self.gid)
-        return (f'  {what} LID 0x{self.lid:04x}, QPN 0x{self.qpn:06x}, '
-                f'PSN 0x{self.psn:06x}, GID {gid}')
-
-
 def recv_records(sock, who):
     """MAX_QP records from sock (a short read or EOF fails)."""
     dests = []
@@ -150,40 +132,8 @@ def send_records(sock, dests):
         raise Failure("Couldn't send local address") from None
 
 
-def open_socket(host, port, passive):
-    """A TCP socket connected to the first address of host:port that
-    answers, or with passive (host None) bound to the first local address
-    that is free; None if there is none."""
-    try:
-        infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC,
-                                   socket.SOCK_STREAM, 0,
-                                   socket.AI_PASSIVE if passive else 0)
-    except socket.gaierror as ex:
-        where = f'port {port}' if passive else f'{host}:{port}'
-        raise Failure(f'{ex.strerror} for {where}') from None
-    for family, stype, proto, _, addr in infos:
-        try:
-            s = socket.socket(family, stype, proto)
-        except OSError:
-            continue
-        try:
-            if passive:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind(addr)
-            else:
-                s.connect(addr)
-        except OSError:
-            s.close()
-            continue
-        return s
-    return None
-
-
 def client_exchange(servername, port, my_dests):
-    sock = open_socket(servername, port, False)
-    if sock is None:
-        raise Failure(f"Couldn't connect to {servername}:{port}")
-    with sock:
+    with exchange.connect_to(servername, port) as sock:
         send_records(sock, my_dests)
         rem = recv_records(sock, 'client')
         try:
@@ -196,16 +146,7 @@ def client_exchange(servername, port, my_dests):
 def server_exchange(pp, port, my_dests):
     """Accept one client, read its records, connect our QPs to them, send
     ours and wait for "done"."""
-    lsock = open_socket(None, port, True)
-    if lsock is None:
-        raise Failure(f"Couldn't listen to port {port}")
-    with lsock:
-        lsock.listen(1)
-        try:
-            conn, _ = lsock.accept()
-        except OSError:
-            raise Failure('accept() failed') from None
-    with conn:
+    with exchange.accept_one(port) as conn:
         rem = recv_records(conn, 'server')
         try:
             pp.connect(my_dests, rem)

@@ -29,7 +29,6 @@ Msg = dict[str, Any]
 # a planned table: bench.plan()'s (test, mode, sizes, iters)
 Step = tuple[str, str, list[int], int]
 
-DEFAULT_PORT = 18515
 VERSION = 1
 SETTINGS = ('max_size', 'tx_depth', 'rx_depth', 'cq_mod', 'mtu', 'stall',
             'qp_timeout')

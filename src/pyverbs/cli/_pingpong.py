@@ -3,12 +3,9 @@
 common options, the TCP exchange of addresses that ibverbs-utils'
 ibv_*_pingpong speak, the ping-pong loop and the printed results.
 
-The exchange: the client connects over TCP (port 18515 by default) and
-writes one 52-byte record "LID:QPN:PSN:GID" (LID as 4 hex digits, QPN and
-PSN as 6, the GID as 32 hex digits in wire order, NUL-terminated); the
-server reads it, connects its QP to it, answers with its own record and
-waits for the client's "done".  Every failure prints the C tools' message
-on stderr and makes the command exit with 1, as they do.
+The exchange (exchange.py, shared with examples/srq_pingpong.py): one
+record each way.  Every failure prints the C tools' message on stderr and
+makes the command exit with 1, as they do.
 
 A transport (rc_pingpong, ud_pingpong) subclasses PingPong: it says how its
 QP is created, brought to INIT and connected, and how its sends are built.
@@ -17,16 +14,17 @@ import argparse
 import os
 import random
 import re
-import socket
 import sys
 import time
 from collections.abc import Callable
-from typing import Self, TypeVar
+from typing import TypeVar
 
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GID, GlobalRoute
 from pyverbs.base import PyverbsCM
 from pyverbs.cli import device_list
+from pyverbs.cli.exchange import (DEFAULT_PORT, DONE, MSG_SIZE, Dest,
+                                  Failure, accept_one, connect_to, read)
 from pyverbs.cq import CQ, CompChannel, cqe_status_to_str
 from pyverbs.device import Context, PortAttr
 from pyverbs.mr import MR
@@ -39,14 +37,7 @@ _T = TypeVar('_T')
 
 RECV_WRID = 1
 SEND_WRID = 2
-DEFAULT_PORT = 18515
-MSG_SIZE = 52            # len('0000:000000:000000:' + 32 hex digits) + NUL
-DONE = b'done\0'
 FILL = 0x7b              # what the C tools put in a fresh buffer
-
-
-class Failure(Exception):
-    """Lines for stderr; the command then exits with 1."""
 
 
 # ---- the command line ----
@@ -122,96 +113,18 @@ def add_common_arguments(parser: argparse.ArgumentParser,
                         'checks what the client wrote)')
 
 
-# ---- the wire ----
-
-class Dest:
-    """One side's address: LID, QP number, first PSN and GID (16 bytes)."""
-
-    def __init__(self, lid: int = 0, qpn: int = 0, psn: int = 0,
-                 gid: bytes = bytes(16)) -> None:
-        self.lid, self.qpn, self.psn, self.gid = lid, qpn, psn, bytes(gid)
-
-    def wire(self) -> bytes:
-        """The record the C tools write: the GID's bytes as hex, in order."""
-        text = (f'{self.lid:04x}:{self.qpn:06x}:{self.psn:06x}:'
-                f'{self.gid.hex()}').encode()
-        return text[:MSG_SIZE - 1].ljust(MSG_SIZE, b'\0')
-
-    @classmethod
-    def parse(cls, msg: bytes) -> Self:
-        text = msg.split(b'\0', 1)[0].decode('ascii', 'replace')
-        parts = text.split(':', 3)
-        try:
-            lid, qpn, psn = (int(p, 16) for p in parts[:3])
-            gid = bytes.fromhex(parts[3][:32])
-            if len(gid) != 16:
-                raise ValueError
-        except (ValueError, IndexError):
-            raise Failure(f'Bad remote address {text!r}') from None
-        return cls(lid, qpn, psn, gid)
-
-    def line(self, what: str, gid_sep: str = ',') -> str:
-        """The tools' "local address:"/"remote address:" line (ud's local
-        line has a colon before the GID)."""
-        gid = socket.inet_ntop(socket.AF_INET6, self.gid)
-        return (f'  {what} LID 0x{self.lid:04x}, QPN 0x{self.qpn:06x}, '
-                f'PSN 0x{self.psn:06x}{gid_sep} GID {gid}')
-
-
-def _open_socket(host: str | None, port: int,
-                 passive: bool) -> socket.socket | None:
-    """A TCP socket connected to the first address of host:port that
-    answers, or with passive bound to the first local address that is
-    free; None if there is none."""
-    try:
-        infos = socket.getaddrinfo(host, port, socket.AF_UNSPEC,
-                                   socket.SOCK_STREAM, 0,
-                                   socket.AI_PASSIVE if passive else 0)
-    except socket.gaierror as ex:
-        where = f'port {port}' if passive else f'{host}:{port}'
-        raise Failure(f'{ex.strerror} for {where}') from None
-    for family, stype, proto, _, addr in infos:
-        try:
-            s = socket.socket(family, stype, proto)
-        except OSError:
-            continue
-        try:
-            if passive:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind(addr)
-            else:
-                s.connect(addr)
-        except OSError:
-            s.close()
-            continue
-        return s
-    return None
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    """Up to n bytes: fewer only at end of stream."""
-    buf = b''
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            break
-        buf += chunk
-    return buf
-
+# ---- the wire (exchange.py) ----
 
 def client_exchange(host: str, port: int, mine: Dest) -> Dest:
     """Send our record to the server at host:port, read its one, say
     "done"; the server's Dest."""
-    sock = _open_socket(host, port, False)
-    if sock is None:
-        raise Failure(f"Couldn't connect to {host}:{port}")
-    with sock:
+    with connect_to(host, port) as sock:
         try:
             sock.sendall(mine.wire())
         except OSError:
             raise Failure("Couldn't send local address") from None
         try:
-            msg = _read(sock, MSG_SIZE)
+            msg = read(sock, MSG_SIZE)
             if len(msg) != MSG_SIZE:
                 raise OSError(0, 'connection closed')
             sock.sendall(DONE)
@@ -225,18 +138,9 @@ def server_exchange(port: int, mine: Dest,
                     connect: Callable[[Dest], object]) -> Dest:
     """Accept one client on port, read its record, connect(its Dest),
     answer with ours and wait for "done"; the client's Dest."""
-    lsock = _open_socket(None, port, True)
-    if lsock is None:
-        raise Failure(f"Couldn't listen to port {port}")
-    with lsock:
-        lsock.listen(1)
+    with accept_one(port) as conn:
         try:
-            conn, _ = lsock.accept()
-        except OSError:
-            raise Failure('accept() failed') from None
-    with conn:
-        try:
-            msg = _read(conn, MSG_SIZE)
+            msg = read(conn, MSG_SIZE)
         except OSError as ex:
             msg, why = b'', ex.strerror
         else:
@@ -253,7 +157,7 @@ def server_exchange(port: int, mine: Dest,
                 from None
         try:
             conn.sendall(mine.wire())
-            done = _read(conn, len(DONE))
+            done = read(conn, len(DONE))
         except OSError:
             done = b''
         if done != DONE:

@@ -15,7 +15,8 @@ import argparse
 
 import pyverbs.enums as e
 from pyverbs.addr import AH
-from pyverbs.cli._pingpong import (SEND_WRID, Dest, Failure, PingPong,
+from pyverbs.cli.exchange import Dest, Failure
+from pyverbs.cli._pingpong import (SEND_WRID, PingPong,
                                    add_common_arguments, make, path_to,
                                    run_pingpong)
 from pyverbs.pyverbs_error import PyverbsError
