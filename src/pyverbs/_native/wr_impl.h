@@ -9,7 +9,8 @@
 #ifndef PV_WR_IMPL_H
 #define PV_WR_IMPL_H
 
-#include "pyverbs.h"
+#include "field.h"
+#include "state.h"
 
 #include <string.h>
 
