@@ -8,7 +8,6 @@
  * is slow (struct pv_post_probe).
  */
 #include "post.h"	/* first: Python.h defines _GNU_SOURCE */
-#include "addr.h"
 #include "errors.h"
 #include "memory.h"
 #include "mw.h"

@@ -17,9 +17,7 @@
 #include "init.h"
 #include "object.h"
 #include "rwq_ind_table.h"
-#include "srq.h"
 #include "state.h"
-#include "xrcd.h"
 
 #include <errno.h>
 #include <fcntl.h>

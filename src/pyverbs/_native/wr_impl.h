@@ -12,6 +12,7 @@
 #include "field.h"
 #include "state.h"
 
+#include <infiniband/verbs.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */

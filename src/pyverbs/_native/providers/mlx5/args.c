@@ -7,7 +7,6 @@
  * family calls it without reaching into another family's file.
  */
 #include "mlx5.h"
-#include "context.h"
 #include "field.h"
 #include "object.h"
 #include "state.h"
