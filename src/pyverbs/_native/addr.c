@@ -13,9 +13,18 @@
  * stored in struct ibv_grh, i.e. big endian, without conversion: upstream
  * does the same.
  */
-#include <errno.h>
+#include "addr.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "memory.h"
+#include "object.h"
+#include "pd.h"
+#include "rdmacm_ops.h"
+#include "state.h"
 
-#include "pyverbs.h"
+#include <errno.h>
 
 /* ------------------------------------------------------------------ */
 /* GID                                                                 */

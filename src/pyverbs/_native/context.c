@@ -6,9 +6,21 @@
  * rdma_get_devices in a build with librdmacm).  The attribute objects the
  * queries return are in device_attr.c.
  */
-#include <errno.h>
+#include "context.h"
+#include "addr.h"
+#include "cq.h"
+#include "device_attr.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "qp.h"
+#include "rdmacm_ops.h"
+#include "srq.h"
+#include "state.h"
+#include "wq.h"
 
-#include "pyverbs.h"
+#include <errno.h>
 
 #if PV_HAVE_RDMACM
 #include <rdma/rdma_cma.h>

@@ -13,10 +13,17 @@
  * The data path (poll, req_notify) uses METH_FASTCALL; poll() makes one
  * ibv_poll_cq call into an on-stack array for small counts.
  */
+#include "cq.h"
+#include "cq_impl.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "state.h"
+
 #include <errno.h>
 #include <string.h>
-
-#include "cq_impl.h"
 
 /* ibv_wc entries polled into an on-stack array; more use the heap */
 #define CQ_POLL_STACK 16

@@ -7,7 +7,10 @@
 #ifndef PV_CQ_IMPL_H
 #define PV_CQ_IMPL_H
 
-#include "pyverbs.h"
+#include "cq.h"
+#include "object.h"
+
+struct pv_context;
 
 /* The one argument (positional or kwname) of fname; 0 or -1. */
 int pv_cq_one_arg(const char *fname, const char *kwname,

@@ -5,10 +5,19 @@
  * of the current completion, PollCqAttr and WcTmInfo.  Its lifetime,
  * events and common attributes are CQ's (cq_impl.h).
  */
+#include "cq.h"
+#include "cq_impl.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "parent_domain.h"
+#include "pd.h"
+#include "state.h"
+
 #include <errno.h>
 #include <string.h>
-
-#include "cq_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* CqInitAttrEx, PollCqAttr, WcTmInfo                                  */

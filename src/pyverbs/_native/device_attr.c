@@ -10,7 +10,11 @@
  * flag words (_DEVICE_CAP_NAMES, ...): (value, 'IBV_NAME') pairs taken from
  * verbs.h, in upstream pyverbs' printing order.
  */
-#include "pyverbs.h"
+#include "device_attr.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "state.h"
 
 /* Allocate an instance of tp and copy len bytes of src into it at off. */
 static PyObject *data_new(PyTypeObject *tp, size_t off, const void *src,

@@ -16,10 +16,18 @@
  * A DMMR is a child of its PD and of its DM: closing either deregisters
  * the MR first.
  */
+#include "dm.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "mr.h"
+#include "object.h"
+#include "pd.h"
+#include "state.h"
+
 #include <errno.h>
 #include <string.h>
-
-#include "pyverbs.h"
 
 /* ---- AllocDmAttr ---- */
 

@@ -21,6 +21,14 @@
  * (dmabuf=None) belongs to that MR: it is closed right after the MR is
  * deregistered, and closing it closes the MR first ('owner').
  */
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "mr.h"
+#include "object.h"
+#include "pd.h"
+#include "state.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,8 +39,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <dirent.h>
-
-#include "pyverbs.h"
 
 /* ---- the DRM ioctls (include/uapi/drm/drm.h, drm_mode.h, amdgpu_drm.h,
  * i915_drm.h) ---- */

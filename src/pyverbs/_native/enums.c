@@ -16,13 +16,13 @@
  * lack: the table records the values of its names (PV_FIXED), which a build
  * without it uses and a build with it checks against the header.
  */
+#include "init.h"
+
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/efadv.h>
 
 #include <infiniband/tm_types.h>
-
-#include "pyverbs.h"
 
 #if PV_HAVE_RDMACM
 #include <rdma/rdma_cma.h>

@@ -3,10 +3,11 @@
  * Raising pyverbs exceptions from C.  The exception classes themselves are
  * the Python classes of pyverbs.pyverbs_error, looked up once at import.
  */
+#include "errors.h"
+#include "state.h"
+
 #include <errno.h>
 #include <stdarg.h>
-
-#include "pyverbs.h"
 
 /* Build PyverbsRDMAError(msg, rc) with .func = func and raise it. */
 static PyObject *raise_rdma(int rc, const char *func, PyObject *msg)

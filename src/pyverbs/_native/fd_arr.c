@@ -5,9 +5,13 @@
  * in the object, whichever rdma-core it is built against; where the struct
  * exists pv_fd_arr_get() fills one for a C call.
  */
-#include <string.h>
+#include "fd_arr.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "state.h"
 
-#include "pyverbs.h"
+#include <string.h>
 
 struct pv_fd_arr {
 	PyObject_HEAD

@@ -10,7 +10,9 @@
  * traverse and clear.  Conversions refuse floats, bools and out-of-range
  * values instead of truncating them.
  */
-#include "pyverbs.h"
+#include "field.h"
+#include "errors.h"
+#include "state.h"
 
 static const uint64_t ft_max[] = {
 	[PV_FT_U8] = UINT8_MAX,	  [PV_FT_U16] = UINT16_MAX,
@@ -354,7 +356,7 @@ int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-/* pyverbs.h; upstream compares with 0 before converting, hence the user
+/* field.h; upstream compares with 0 before converting, hence the user
  * error for any value <= 0, however large */
 int pv_positive_i64(PyObject *v, const char *what, const char *err,
 		    int64_t *out)

@@ -13,7 +13,14 @@
  * libibverbs reads past the buffer) and anything in the list that is not
  * an initialised Spec (spec.c), and copies each spec's own C struct.
  */
-#include "pyverbs.h"
+#include "flow.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "qp.h"
+#include "spec.h"
+#include "state.h"
 
 /* ---- FlowAttr ---- */
 

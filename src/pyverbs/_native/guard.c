@@ -29,7 +29,11 @@
  * that cached a handle of the object (an AH in a SendWR) then never meet
  * a second handle behind the same open object.
  */
-#include "pyverbs.h"
+#include "guard.h"
+#include "errors.h"
+#include "init.h"
+#include "object.h"
+#include "state.h"
 
 /* The data path, per type: methods and attributes left unguarded. */
 static const struct {

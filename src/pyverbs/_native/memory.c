@@ -23,7 +23,9 @@
  * A write into a valid address that Python itself owns cannot be told from
  * a legitimate one; these functions are for memory the caller allocated.
  */
-#include "pyverbs.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "memory.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "errors.h"
+#include "field.h"
 
 #include <endian.h>
 #include <inttypes.h>

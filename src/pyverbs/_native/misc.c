@@ -4,9 +4,12 @@
  * ibv_is_fork_initialized(), and _errno().  (pyverbs.mem_alloc's are in
  * memory.c.)
  */
-#include <errno.h>
+#include "cq.h"
+#include "errors.h"
+#include "init.h"
+#include "memory.h"
 
-#include "pyverbs.h"
+#include <errno.h>
 
 PyDoc_STRVAR(misc_fork_init_doc,
 "_fork_init($module, /)\n--\n\n"

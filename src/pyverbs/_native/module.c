@@ -9,7 +9,9 @@
  * a second initialisation (subinterpreters or a re-import after deletion
  * from sys.modules would otherwise replace types under live objects).
  */
-#include "pyverbs.h"
+#include "init.h"
+
+#define PV_MODULE "pyverbs._verbs"
 
 static int initialised;
 

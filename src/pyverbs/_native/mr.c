@@ -16,14 +16,21 @@
  * deregisters it at once but keeps the memory until the last view is
  * released, so a view never points at freed memory.
  */
+#include "mr.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "pd.h"
+#include "rdmacm_ops.h"
+#include "state.h"
+#include "wr_impl.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include "pyverbs.h"
-#include "wr_impl.h"
 
 #define HUGE_PAGE_SIZE (2UL * 1024 * 1024)
 

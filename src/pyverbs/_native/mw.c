@@ -5,9 +5,17 @@
  * Type 2 windows are bound with a SendWR (opcode IBV_WR_BIND_MW,
  * SendWR.set_bind_wr), see send_wr.c.
  */
-#include <errno.h>
+#include "mw.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "mr.h"
+#include "object.h"
+#include "pd.h"
+#include "qp.h"
+#include "state.h"
 
-#include "pyverbs.h"
+#include <errno.h>
 
 /* ---- MW; parents[0] is the PD ---- */
 

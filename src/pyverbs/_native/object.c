@@ -51,8 +51,13 @@
  *   refuses __init__): C structs that cached one of its handles (an AH in
  *   a SendWR) check the object open and so never meet a new handle.
  */
-#include "pyverbs.h"
+#include "object.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "state.h"
 
+#include <structmember.h>
 #include <time.h>
 
 static inline void list_init(struct pv_list *h)

@@ -24,9 +24,16 @@
  * trampolines' pd_context is alive whenever the provider can call them
  * (the CQs and QPs on the parent domain are its children, closed first).
  */
-#include <errno.h>
+#include "parent_domain.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "pd.h"
+#include "state.h"
 
-#include "pyverbs.h"
+#include <errno.h>
 
 /* ---- ParentDomainContext ---- */
 

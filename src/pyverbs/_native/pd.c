@@ -3,9 +3,17 @@
  * PD: a protection domain (ibv_alloc_pd / ibv_dealloc_pd), and its import
  * (ibv_import_pd / ibv_unimport_pd) where rdma-core has it.
  */
-#include <errno.h>
+#include "pd.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "rdmacm_ops.h"
+#include "state.h"
+#include "wr.h"
 
-#include "pyverbs.h"
+#include <errno.h>
 
 int pv_pd_destroy(struct pv_obj *o)
 {

@@ -8,6 +8,12 @@
  * is slow (struct pv_post_probe).
  */
 #include "post.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "errors.h"
+#include "memory.h"
+#include "mw.h"
+#include "object.h"
+#include "post_probe.h"
+#include "wr.h"
 
 #include <string.h>
 #include <time.h>
@@ -268,7 +274,7 @@ PyObject *pv_post_failed(int rc, const struct pv_post_ops *ops,
 }
 
 /* ------------------------------------------------------------------ */
-/* Posting without the GIL (struct pv_post_probe in pyverbs.h)         */
+/* Posting without the GIL (struct pv_post_probe in post_probe.h)      */
 
 static inline struct pv_post_probe *post_probe(PyObject *obj,
 					       const struct pv_post_ops *ops)
@@ -571,7 +577,7 @@ unmark:
 
 /*
  * post_send(wr, bad_wr=None), post_recv(wr, bad_wr=None) of QPs and SRQs
- * (pyverbs.h).  wr is a WR (with its next_wr chain) or a list/tuple of WRs,
+ * (post.h).  wr is a WR (with its next_wr chain) or a list/tuple of WRs,
  * posted in one call: the elements' chains are linked tail to head for the
  * call and unlinked after.  No allocation on the way.
  */

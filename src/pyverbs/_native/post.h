@@ -8,7 +8,38 @@
 #ifndef PV_POST_H
 #define PV_POST_H
 
-#include "pyverbs.h"
+#include "object.h"
+#include "post_probe.h"
+#include "state.h"
+#include "wr.h"
+
+#include <infiniband/verbs.h>
+
+/*
+ * post.c: post a WR (with its next_wr chain) or a list/tuple of WRs in one
+ * call of ops->post (ibv_post_send, ibv_post_recv, ibv_post_srq_recv,
+ * ibv_post_wq_recv)
+ * on self, a handle object checked open first.  args/nargs/kwnames are the
+ * METH_FASTCALL|METH_KEYWORDS arguments (wr, bad_wr=None).  qpt is the QP
+ * type the send WRs are checked against (unused for receive WRs).  On
+ * failure raises PyverbsRDMAError with bad_wr_index (the failing WR's
+ * position, chains flattened) and copies the failing WR into bad_wr.
+ */
+struct pv_post_ops {
+	int send;		/* SendWRs, else RecvWRs */
+	const char *method;	/* "post_recv", for the usage message */
+	const char *func;	/* "ibv_post_srq_recv" */
+	const char *msg;	/* "Failed to post receive to SRQ." */
+	/* returns 0 or an errno value, with *bad set; called without the
+	 * GIL when the queue's posts are slow (struct pv_post_probe), so it
+	 * may not touch Python objects other than reading self's handle */
+	int (*post)(PyObject *self, void *head, void **bad);
+	/* offsetof(the queue's object, its struct pv_post_probe), 0: none */
+	Py_ssize_t probe;
+};
+PyObject *pv_post_wrs(PyObject *self, const struct pv_post_ops *ops,
+		      enum ibv_qp_type qpt, PyObject *const *args,
+		      Py_ssize_t nargs, PyObject *kwnames);
 
 /*
  * A send WR or a receive WR: the list and chain handling of post.c serves both

@@ -9,7 +9,23 @@
  * the objects behind the init attributes are checked open and of the QP's
  * Context at creation; post_send() checks every WR (post.c).
  */
-#include "post.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "qp.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "addr.h"
+#include "context.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "parent_domain.h"
+#include "pd.h"
+#include "post.h"
+#include "post_probe.h"
+#include "qp_attr.h"
+#include "rwq_ind_table.h"
+#include "srq.h"
+#include "state.h"
+#include "xrcd.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,15 @@
  * are only held here; pv_qp_init_attr_objs() checks them when qp.c
  * creates a QP, which then takes their pointers.
  */
-#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "qp_attr.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "addr.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "rwq_ind_table.h"
+#include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +115,7 @@ static int attr_apply(PyObject *self, PyObject *args, PyObject *kw,
 	return 0;
 }
 
-/* A send or receive CQ: a CQ, a CQEX or None (pyverbs.h). */
+/* A send or receive CQ: a CQ, a CQEX or None (qp_attr.h). */
 int pv_oslot_check_cq(PyObject *v)
 {
 	if (v == Py_None || pv_is_cq(v))
@@ -677,7 +685,7 @@ static struct pv_srq *qp_srq_arg(PyObject *v, struct pv_obj *ctx)
 	return (struct pv_srq *)v;
 }
 
-/* pyverbs.h */
+/* qp_attr.h */
 int pv_qp_init_attr_objs(PyObject *init_attr, int is_ex, struct pv_obj *ctx,
 			 PyObject *pd_o, struct pv_qp_objs *q)
 {

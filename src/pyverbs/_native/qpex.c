@@ -5,7 +5,17 @@
  * QPEx refuses builders the provider did not set, calls out of
  * wr_start()/wr_complete() order, and AHs closed within a batch.
  */
-#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "qp.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "addr.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "memory.h"
+#include "mw.h"
+#include "object.h"
+#include "qp_attr.h"
+#include "state.h"
+#include "wr.h"
 #include "wr_impl.h"
 
 #include <errno.h>

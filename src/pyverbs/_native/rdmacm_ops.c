@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * The core's hooks into rdma_cm (struct pv_cm_ops, pyverbs.h): the table
+ * The core's hooks into rdma_cm (struct pv_cm_ops, rdmacm_ops.h): the table
  * the core calls through and its defaults, those of a build without
  * librdmacm.  The cm layer installs its functions at init; the core never
  * references cm/ itself.
  */
-#include "pyverbs.h"
+#include "rdmacm_ops.h"
+#include "errors.h"
 
 #define NO_RDMACM "this pyverbs-c was built without librdmacm"
 

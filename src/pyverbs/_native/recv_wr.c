@@ -6,7 +6,12 @@
  * implementation in wr.c; the types register themselves with
  * pv_wr_add_type() (pv_recv_wr_init_types()).
  */
-#include "wr_impl.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr_impl.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "state.h"
 
 /* ------------------------------------------------------------------ */
 /* RecvWR                                                              */

@@ -8,7 +8,14 @@
  * object.c), and an RSS QP is a child of its table: closing a WQ closes its
  * tables, which close their QPs, first.
  */
-#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "rwq_ind_table.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "state.h"
+#include "wq.h"
 
 #include <errno.h>
 

@@ -6,7 +6,15 @@
  * chain are held by the shared implementation in wr.c; the type registers
  * itself with pv_wr_add_type() (pv_send_wr_init_types()).
  */
-#include "wr_impl.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr_impl.h"
+#include "addr.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "mw.h"
+#include "object.h"
+#include "state.h"
 
 PV_WR_SIG(send_sig, "SendWR", 7, 0, "wr_id", "opcode", "num_sge", "imm_data",
 	  "sg", "send_flags", "next_wr",

@@ -5,7 +5,13 @@
  * explains; registered with wr.c's pv_wr_add_type().  Also the sg_list
  * attribute of the WRs, which makes SGE objects.
  */
-#include "wr_impl.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr_impl.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "memory.h"
+#include "state.h"
 
 PV_WR_SIG(sge_sig, "SGE", 3, 3, "addr", "length", "lkey");
 PV_WR_SIG(sge_read_sig, "read", 2, 2, "length", "offset");

@@ -19,7 +19,11 @@
  * constructor without its mask gets the field's full mask; a mask given
  * without its value is ignored (value and mask stay 0).
  */
-#include "pyverbs.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "spec.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "state.h"
 
 #include <arpa/inet.h>
 #include <string.h>

@@ -11,7 +11,20 @@
  * needs them: libibverbs dereferences them without a check) and takes their
  * pointers when it creates the SRQ.
  */
-#include "post.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "srq.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "context.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "parent_domain.h"
+#include "pd.h"
+#include "post.h"
+#include "qp_attr.h"
+#include "state.h"
+#include "wr.h"
+#include "xrcd.h"
 
 #include <errno.h>
 

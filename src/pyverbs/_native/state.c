@@ -6,7 +6,8 @@
  * Layers above it that must see each type being made register a hook here
  * (guard.c wraps the methods of handle types, see pv_guard_init()).
  */
-#include "pyverbs.h"
+#include "state.h"
+#include "init.h"
 
 struct pv_state pv;
 

@@ -17,7 +17,16 @@
  * their QPs, before ibv_destroy_wq() runs, which is the order libibverbs
  * needs (a WQ in a table, or a table used by a QP, is busy).
  */
-#include "post.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "wq.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "context.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "pd.h"
+#include "post.h"
+#include "state.h"
 
 #include <errno.h>
 

@@ -24,7 +24,11 @@
  * number of SGEs stored.  RecvWR, SendWR and OpsWr share one implementation
  * of these members, driven by a struct pv_wr_kind per type.
  */
-#include "wr_impl.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr_impl.h"
+#include "errors.h"
+#include "field.h"
+#include "state.h"
 
 /* ------------------------------------------------------------------ */
 /* Argument parsing for the data-path constructors and methods         */

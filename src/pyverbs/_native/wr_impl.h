@@ -9,8 +9,10 @@
 #ifndef PV_WR_IMPL_H
 #define PV_WR_IMPL_H
 
-#include "pyverbs.h"
+#include "field.h"
+#include "state.h"
 
+#include <infiniband/verbs.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */

@@ -5,9 +5,15 @@
  * (XRCDInitAttr's fd and oflags).  Its QPs are its children, so closing
  * the XRCD closes them first.
  */
-#include <errno.h>
+#include "xrcd.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "state.h"
 
-#include "pyverbs.h"
+#include <errno.h>
 
 /* ---- XRCDInitAttr ---- */
 

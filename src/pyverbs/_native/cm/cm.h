@@ -20,10 +20,11 @@
 #ifndef PV_CM_H
 #define PV_CM_H
 
+#include "errors.h"
+#include "object.h"
+
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
-
-#include "pyverbs.h"
 
 struct pv_addrinfo {
 	struct pv_obj obj;
@@ -88,7 +89,7 @@ int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id);
 int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out);
 
 /*
- * cmid_verbs.c: the CMID hooks of struct pv_cm_ops (pyverbs.h), and the
+ * cmid_verbs.c: the CMID hooks of struct pv_cm_ops (rdmacm_ops.h), and the
  * Context wrapping id->verbs and the PD wrapping id->pd (or the user's),
  * borrowed and made on first use; None while the id is unbound.
  */

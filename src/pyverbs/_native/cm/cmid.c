@@ -14,9 +14,18 @@
  * cmid_qp.c's, the memory and data path datapath.c's, the Context and PD
  * wrappers cmid_verbs.c's (each below this file).
  */
-#include <errno.h>
-
 #include "cm.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "init.h"
+#include "object.h"
+#include "pd.h"
+#include "qp_attr.h"
+#include "rdmacm_ops.h"
+#include "state.h"
+
+#include <errno.h>
 
 
 /* The length of a multicast address (AF_INET, AF_INET6 or AF_IB). */
@@ -874,7 +883,7 @@ static PyType_Spec cmid_spec = {
 	.slots = cmid_slots,
 };
 
-/* What the core calls into rdma_cm for (pyverbs.h). */
+/* What the core calls into rdma_cm for (rdmacm_ops.h). */
 static const struct pv_cm_ops cm_ops = {
 	.is_cmid = pv_is_cmid,
 	.cmid_verbs = pv_cmid_verbs,

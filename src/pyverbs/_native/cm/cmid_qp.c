@@ -6,6 +6,16 @@
  * method table is cmid.c's).
  */
 #include "cm.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "guard.h"
+#include "object.h"
+#include "pd.h"
+#include "qp.h"
+#include "qp_attr.h"
+#include "srq.h"
+#include "state.h"
 
 /* Fill *out from a QPInitAttr: the CQs and SRQ it holds must be open.
  * *cqs receives the CQ objects (borrowed, NULL if none). */

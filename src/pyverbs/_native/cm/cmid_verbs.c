@@ -7,6 +7,10 @@
  * cmid.c).  Below cmid.c, cmid_qp.c and datapath.c.
  */
 #include "cm.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
 
 int pv_is_cmid(PyObject *o)
 {

@@ -5,9 +5,16 @@
  * completion waits rdma_get_send_comp/rdma_get_recv_comp (GIL released, the
  * CMID busy).  The method table is cmid.c's.
  */
-#include <errno.h>
-
 #include "cm.h"
+#include "addr.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "mr.h"
+#include "object.h"
+#include "state.h"
+
+#include <errno.h>
 
 /* ---- memory ---- */
 

@@ -5,11 +5,16 @@
  * rdma_ack_cm_event), and the plain-data ConnParam, UDParam and
  * JoinMCAttrEx.
  */
+#include "cm.h"
+#include "addr.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-
-#include "cm.h"
 
 /* ---- AddrInfo ---- */
 

@@ -4,6 +4,7 @@
  * Python module pyverbs.providers.efa.efadv imports them from there.
  */
 #include "efa.h"
+#include "init.h"
 
 int pv_efa_init_types(PyObject *m)
 {

@@ -18,7 +18,8 @@
 #ifndef PV_EFA_H
 #define PV_EFA_H
 
-#include "pyverbs.h"
+#include "base.h"
+
 #include <infiniband/efadv.h>
 
 /* efa_state.c: the EFA types, set by registration. */

@@ -10,6 +10,8 @@
  * Their __str__ (as upstream prints them) is in efadv.py.
  */
 #include "efa.h"
+#include "field.h"
+#include "state.h"
 
 PyObject *pv_efa_attr_new(PyTypeObject *tp, const void *src, size_t len)
 {

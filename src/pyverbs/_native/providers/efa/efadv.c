@@ -19,6 +19,14 @@
  * called on a CQ efadv_create_cq() just made.
  */
 #include "efa.h"
+#include "addr.h"
+#include "context.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "qp.h"
+#include "state.h"
 
 #include <errno.h>
 

@@ -7,6 +7,9 @@
  * family calls it without reaching into another family's file.
  */
 #include "mlx5.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
 
 struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname)
 {

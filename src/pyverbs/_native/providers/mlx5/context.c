@@ -11,9 +11,14 @@
  * foreign one, so nothing here passes a non-mlx5 object to code that
  * would dereference it.  Printing (__str__) is in mlx5dv.py.
  */
-#include <errno.h>
-
 #include "mlx5.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
+
+#include <errno.h>
 
 static PyTypeObject *mca_type;	/* Mlx5DVContextAttr */
 static PyTypeObject *mdc_type;	/* Mlx5DVContext */

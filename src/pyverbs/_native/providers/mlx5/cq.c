@@ -5,9 +5,13 @@
  * is the core CQEX's (pv_cqex_setup() in cq.c), so polling, lifetime and
  * close order are the same.  Printing (__str__) is in mlx5dv.py.
  */
-#include <errno.h>
-
 #include "mlx5.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "state.h"
+
+#include <errno.h>
 
 static PyTypeObject *mcia_type;	/* Mlx5DVCQInitAttr */
 static PyTypeObject *mcq_type;	/* Mlx5CQ */

@@ -15,9 +15,15 @@
  * child of its PD and of the Mlx5CryptoLogin it was created under, if any.
  * Printing (__str__) is in mlx5dv_crypto.py.
  */
-#include <errno.h>
-
 #include "mlx5.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "pd.h"
+#include "state.h"
+
+#include <errno.h>
 
 static PyTypeObject *cla_type;	/* Mlx5CryptoLoginAttr */
 static PyTypeObject *cela_type;	/* Mlx5CryptoExtLoginAttr */

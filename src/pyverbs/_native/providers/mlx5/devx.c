@@ -16,13 +16,19 @@
  * command failed (status byte out[0] nonzero, syndrome in out[4:8]) is
  * destroyed before the error is raised; upstream raises and leaks it.
  */
+#include "mlx5.h"
+#include "context.h"
+#include "dm.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include "mlx5.h"
 
 static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type,
 	*msi_vector_type, *dm_op_addr_type;

@@ -12,10 +12,15 @@
  * The DR calls on domain/table/matcher/rule objects do not check what they
  * are given (MLX5.md 7.2): only objects of these types, open, reach them.
  */
+#include "mlx5.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
+
 #include <errno.h>
 #include <stdio.h>
-
-#include "mlx5.h"
 
 struct pv_mlx5dr_types pv_dr;
 static PyTypeObject *dr_matcher_type;

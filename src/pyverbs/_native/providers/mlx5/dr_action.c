@@ -16,10 +16,15 @@
  * The attribute objects hold the Python objects; the C pointers are taken
  * from them, checked open, only when the action is created.
  */
+#include "mlx5.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "qp.h"
+#include "state.h"
+
 #include <errno.h>
 #include <stdio.h>
-
-#include "mlx5.h"
 
 /* ---- DrAction: the base ---- */
 

@@ -15,9 +15,17 @@
  * object, a PyverbsCM child of the Context: closing the Context destroys
  * the action and clears the FlowAction's pointer.
  */
-#include <errno.h>
-
 #include "mlx5.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "flow.h"
+#include "guard.h"
+#include "object.h"
+#include "qp.h"
+#include "state.h"
+
+#include <errno.h>
 
 /* ---- Mlx5FlowMatchParameters ---- */
 

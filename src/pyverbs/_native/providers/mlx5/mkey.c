@@ -12,6 +12,11 @@
  * uses it, so nothing points into an object that may be gone.
  */
 #include "mlx5.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "pd.h"
+#include "state.h"
 
 PyTypeObject *pv_mlx5_Mkey, *pv_mlx5_MrInterleaved, *pv_mlx5_MkeyConfAttr,
 	*pv_mlx5_SigBlockAttr;

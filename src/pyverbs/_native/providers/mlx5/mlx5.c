@@ -4,6 +4,7 @@
  * Python modules of pyverbs.providers.mlx5 import them from there.
  */
 #include "mlx5.h"
+#include "init.h"
 
 int pv_mlx5_init_types(PyObject *m)
 {

@@ -7,8 +7,12 @@
 #ifndef PV_MLX5_H
 #define PV_MLX5_H
 
-#include "pyverbs.h"
+#include "field.h"
+#include "object.h"
+
 #include <infiniband/mlx5dv.h>
+
+struct pv_context;
 
 /*
  * args.c: the argument helpers every family may use (the provider's lowest

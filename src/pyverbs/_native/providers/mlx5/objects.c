@@ -12,9 +12,17 @@
  * pointers otherwise (and its cq=/qp= forms read a non-public attribute
  * and fail with AttributeError; here they work).
  */
-#include <errno.h>
-
 #include "mlx5.h"
+#include "cq.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "pd.h"
+#include "qp.h"
+#include "srq.h"
+#include "state.h"
+
+#include <errno.h>
 
 static PyTypeObject *dvcq_type, *dvqp_type, *dvpd_type, *dvsrq_type;
 static PyTypeObject *dvobj_type;

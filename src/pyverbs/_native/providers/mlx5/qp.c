@@ -21,6 +21,14 @@
  * wr_mkey_configure() for the setters after it).
  */
 #include "mlx5.h"
+#include "addr.h"
+#include "errors.h"
+#include "field.h"
+#include "memory.h"
+#include "object.h"
+#include "qp.h"
+#include "state.h"
+#include "wr.h"
 
 #include <endian.h>
 #include <errno.h>

@@ -10,6 +10,8 @@
  * log_num_errored 0x12), and the printout shows both.
  */
 #include "mlx5.h"
+#include "field.h"
+#include "state.h"
 
 PyTypeObject *pv_mlx5_DVQPInitAttr;
 static PyTypeObject *dci_streams_type, *dc_init_attr_type;

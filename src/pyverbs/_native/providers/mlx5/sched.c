@@ -14,9 +14,14 @@
  * Upstream ignores modify()'s result; here a failure raises
  * PyverbsRDMAError, and a success makes the new attribute the element's.
  */
-#include <string.h>
-
 #include "mlx5.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
+
+#include <string.h>
 
 static PyTypeObject *attr_type, *node_type, *leaf_type;
 

@@ -6,9 +6,14 @@
  * a child of its Context (any Context: libmlx5 answers EOPNOTSUPP for a
  * device that is not mlx5).  The free calls return nothing.
  */
-#include <errno.h>
-
 #include "mlx5.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
+
+#include <errno.h>
 
 static PyTypeObject *var_type, *pp_type, *uar_type;
 

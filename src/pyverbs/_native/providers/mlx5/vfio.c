@@ -7,9 +7,14 @@
  * calls (mlx5dv_vfio_*) cast the context without a check, so they are only
  * reachable on a context this type opened.
  */
-#include <errno.h>
-
 #include "mlx5.h"
+#include "context.h"
+#include "errors.h"
+#include "field.h"
+#include "object.h"
+#include "state.h"
+
+#include <errno.h>
 
 static PyTypeObject *vattr_type, *vctx_type;
 

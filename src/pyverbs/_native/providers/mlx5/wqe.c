@@ -16,11 +16,16 @@
  * through the fault-safe copies (pv_read_mem/pv_write_mem), so an address
  * that is not mapped raises PyverbsUserError instead of crashing.
  */
+#include "mlx5.h"
+#include "errors.h"
+#include "field.h"
+#include "memory.h"
+#include "object.h"
+#include "state.h"
+
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "mlx5.h"
 
 static PyTypeObject *seg_type, *ctrl_seg_type, *data_seg_type, *wqe_type,
 	*cqe64_type;
