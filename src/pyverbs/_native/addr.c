@@ -30,7 +30,7 @@
 /* GID                                                                 */
 /* ------------------------------------------------------------------ */
 
-#define GID_STR_LEN 39	/* "xxxx:" * 7 + "xxxx" */
+#define GID_STR_LEN 39 /* "xxxx:" * 7 + "xxxx" */
 
 /* Parse 'xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx' (hex digits of either
  * case; nothing else).  Raises PyverbsUserError on a malformed string. */
@@ -66,7 +66,8 @@ static int gid_parse_str(PyObject *s, union ibv_gid *out)
 	return 0;
 bad:
 	pv_raise_user("Invalid GID value (%R): expected 8 groups of 4 hex "
-		      "digits, 'xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx'", s);
+		      "digits, 'xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx'",
+		      s);
 	return -1;
 }
 
@@ -115,7 +116,8 @@ int pv_gid_from_obj(PyObject *v, union ibv_gid *out)
 	}
 	PyErr_Format(PyExc_TypeError,
 		     "a GID must be a GID, a 'xxxx:...:xxxx' string or 16 "
-		     "bytes, not %.100s", Py_TYPE(v)->tp_name);
+		     "bytes, not %.100s",
+		     Py_TYPE(v)->tp_name);
 	return -1;
 }
 
@@ -301,8 +303,7 @@ static const struct pv_field grh_fields[] = {
 	PV_FIELD(struct pv_grh, grh.version_tclass_flow, "version_tclass_flow"),
 	PV_FIELD(struct pv_grh, grh.paylen, "paylen"),
 	PV_FIELD(struct pv_grh, grh.next_hdr, "next_hdr"),
-	PV_FIELD(struct pv_grh, grh.hop_limit, "hop_limit"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_grh, grh.hop_limit, "hop_limit"), PV_FIELD_END
 };
 
 static const PyGetSetDef grh_extra[] = {
@@ -315,17 +316,17 @@ static const PyGetSetDef grh_extra[] = {
 
 static int grh_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "sgid", "dgid", "version_tclass_flow",
-				  "paylen", "next_hdr", "hop_limit", NULL };
+	static char *kwlist[] = { "sgid",   "dgid",	"version_tclass_flow",
+				  "paylen", "next_hdr", "hop_limit",
+				  NULL };
 	struct pv_grh *self = (struct pv_grh *)obj;
 	struct ibv_grh grh = { .hop_limit = 1 };
 	PyObject *sgid = Py_None, *dgid = Py_None;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO&O&O&O&:GRH", kwlist,
-					 &sgid, &dgid,
-					 pv_conv_u32, &grh.version_tclass_flow,
-					 pv_conv_u16, &grh.paylen,
-					 pv_conv_u8, &grh.next_hdr,
+					 &sgid, &dgid, pv_conv_u32,
+					 &grh.version_tclass_flow, pv_conv_u16,
+					 &grh.paylen, pv_conv_u8, &grh.next_hdr,
 					 pv_conv_u8, &grh.hop_limit))
 		return -1;
 	if (!conv_gid_opt(sgid, &grh.sgid) || !conv_gid_opt(dgid, &grh.dgid))
@@ -342,7 +343,7 @@ static PyType_Slot grh_slots[] = {
 		     "version_tclass_flow and paylen are kept as stored\n"
 		     "(big endian)." },
 	{ Py_tp_init, grh_init },
-	{ Py_tp_getset, NULL },	/* from grh_fields, at init */
+	{ Py_tp_getset, NULL }, /* from grh_fields, at init */
 	{ 0, NULL }
 };
 
@@ -368,24 +369,25 @@ static const struct pv_field gr_fields[] = {
 static const PyGetSetDef gr_extra[] = {
 	{ "dgid", gidat_get, gidat_set,
 	  "Destination GID (reads as a string; set from a GID, a string or "
-	  "16 bytes).", GID_OFF(struct pv_global_route, gr.dgid) },
+	  "16 bytes).",
+	  GID_OFF(struct pv_global_route, gr.dgid) },
 	{ NULL }
 };
 
 static int gr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "dgid", "flow_label", "sgid_index",
+	static char *kwlist[] = { "dgid",      "flow_label",	"sgid_index",
 				  "hop_limit", "traffic_class", NULL };
 	struct pv_global_route *self = (struct pv_global_route *)obj;
 	struct ibv_global_route gr = { .hop_limit = 1 };
 	PyObject *dgid = Py_None;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO&O&O&O&:GlobalRoute",
-					 kwlist, &dgid,
-					 pv_conv_u32, &gr.flow_label,
-					 pv_conv_u8, &gr.sgid_index,
-					 pv_conv_u8, &gr.hop_limit,
-					 pv_conv_u8, &gr.traffic_class))
+					 kwlist, &dgid, pv_conv_u32,
+					 &gr.flow_label, pv_conv_u8,
+					 &gr.sgid_index, pv_conv_u8,
+					 &gr.hop_limit, pv_conv_u8,
+					 &gr.traffic_class))
 		return -1;
 	if (!conv_gid_opt(dgid, &gr.dgid))
 		return -1;
@@ -397,8 +399,8 @@ static PyObject *gr_new_from(const struct ibv_global_route *gr)
 {
 	struct pv_global_route *self;
 
-	self = (struct pv_global_route *)pv.GlobalRoute->tp_alloc(
-		pv.GlobalRoute, 0);
+	self = (struct pv_global_route *)
+		       pv.GlobalRoute->tp_alloc(pv.GlobalRoute, 0);
 	if (self)
 		self->gr = *gr;
 	return (PyObject *)self;
@@ -510,30 +512,29 @@ static PyObject *ahattr_get_gr(PyObject *obj, void *closure)
 static int ahattr_set_gr(PyObject *obj, PyObject *v, void *closure)
 {
 	if (!v || !PyObject_TypeCheck(v, pv.GlobalRoute)) {
-		PyErr_Format(PyExc_TypeError, "gr must be a GlobalRoute, not "
-			     "%.100s", v ? Py_TYPE(v)->tp_name : "nothing");
+		PyErr_Format(PyExc_TypeError,
+			     "gr must be a GlobalRoute, not "
+			     "%.100s",
+			     v ? Py_TYPE(v)->tp_name : "nothing");
 		return -1;
 	}
 	((struct pv_ah_attr *)obj)->ah.grh = ((struct pv_global_route *)v)->gr;
 	return 0;
 }
 
-#define AHATTR_GRH_GS(i, name, doc)                                     \
-	{ name, ahattr_get_grh_field, pv_field_set, doc,                \
+#define AHATTR_GRH_GS(i, name, doc)                      \
+	{ name, ahattr_get_grh_field, pv_field_set, doc, \
 	  (void *)&ahattr_grh_fields[i] }
 
 static const PyGetSetDef ahattr_extra[] = {
 	{ "is_global", ahattr_get_is_global, ahattr_set_is_global,
-	  "Non-zero: the address has a GRH (the grh fields are used).",
-	  NULL },
+	  "Non-zero: the address has a GRH (the grh fields are used).", NULL },
 	{ "dgid", ahattr_get_dgid, ahattr_set_dgid,
 	  "Destination GID as a string (None unless is_global).", NULL },
-	AHATTR_GRH_GS(0, "flow_label",
-		      "Flow label (None unless is_global)."),
+	AHATTR_GRH_GS(0, "flow_label", "Flow label (None unless is_global)."),
 	AHATTR_GRH_GS(1, "sgid_index",
 		      "Source GID index (None unless is_global)."),
-	AHATTR_GRH_GS(2, "hop_limit",
-		      "Hop limit (None unless is_global)."),
+	AHATTR_GRH_GS(2, "hop_limit", "Hop limit (None unless is_global)."),
 	AHATTR_GRH_GS(3, "traffic_class",
 		      "Traffic class (None unless is_global)."),
 	{ "gr", ahattr_get_gr, ahattr_set_gr,
@@ -543,20 +544,20 @@ static const PyGetSetDef ahattr_extra[] = {
 
 static int ahattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "dlid", "sl", "src_path_bits",
-				  "static_rate", "is_global", "port_num", "gr",
-				  NULL };
+	static char *kwlist[] = { "dlid",	 "sl",	      "src_path_bits",
+				  "static_rate", "is_global", "port_num",
+				  "gr",		 NULL };
 	struct pv_ah_attr *self = (struct pv_ah_attr *)obj;
 	struct ibv_ah_attr ah = { .port_num = 1 };
 	PyObject *gr = Py_None;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&O&O&O&O:AHAttr",
 					 kwlist, pv_conv_u16, &ah.dlid,
-					 pv_conv_u8, &ah.sl,
-					 pv_conv_u8, &ah.src_path_bits,
-					 pv_conv_u8, &ah.static_rate,
-					 conv_flag_u8, &ah.is_global,
-					 pv_conv_u8, &ah.port_num, &gr))
+					 pv_conv_u8, &ah.sl, pv_conv_u8,
+					 &ah.src_path_bits, pv_conv_u8,
+					 &ah.static_rate, conv_flag_u8,
+					 &ah.is_global, pv_conv_u8,
+					 &ah.port_num, &gr))
 		return -1;
 	if (gr != Py_None && !PyObject_TypeCheck(gr, pv.GlobalRoute)) {
 		PyErr_Format(PyExc_TypeError,
@@ -633,7 +634,7 @@ static int ah_destroy(struct pv_obj *o)
 
 	if (!self->ah)
 		return 0;
-	rc = ibv_destroy_ah(self->ah);	/* returns errno */
+	rc = ibv_destroy_ah(self->ah); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_ah", "Failed to destroy AH");
 		return -1;
@@ -662,7 +663,8 @@ static int ah_get_grh(PyObject *v, struct ibv_grh *out)
 	if (!PyIndex_Check(v) || PyBool_Check(v)) {
 		PyErr_Format(PyExc_TypeError,
 			     "grh must be an address (int), a GRH or None, "
-			     "not %.100s", Py_TYPE(v)->tp_name);
+			     "not %.100s",
+			     Py_TYPE(v)->tp_name);
 		return -1;
 	}
 	if (pv_to_u64(v, UINTPTR_MAX, &addr, "grh"))
@@ -676,8 +678,7 @@ static int ah_init(PyObject *obj, PyObject *args, PyObject *kw)
 	 * attr may also come second positionally (AH(pd, ah_attr), as
 	 * upstream's README writes it); wc, grh, port_num stay keywords.
 	 */
-	static char *kwlist[] = { "pd", "attr", "wc", "grh", "port_num",
-				  NULL };
+	static char *kwlist[] = { "pd", "attr", "wc", "grh", "port_num", NULL };
 	struct pv_ah *self = (struct pv_ah *)obj;
 	PyObject *pdo, *attr = NULL, *wc = NULL, *grh = NULL, *port = NULL;
 	struct pv_pd *pd;
@@ -712,8 +713,8 @@ static int ah_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		}
 		errno = 0;
-		self->ah = ibv_create_ah(pd->pd,
-					 &((struct pv_ah_attr *)attr)->ah);
+		self->ah =
+			ibv_create_ah(pd->pd, &((struct pv_ah_attr *)attr)->ah);
 		if (!self->ah) {
 			pv_raise_errno("ibv_create_ah", "Failed to create AH");
 			return -1;
@@ -776,8 +777,10 @@ static PyObject *ah_get_pd(PyObject *obj, void *closure)
 static PyGetSetDef ah_getset[] = {
 	{ "ah", ah_get_ah, NULL, "Address of the struct ibv_ah (0 if closed).",
 	  NULL },
-	{ "pd", ah_get_pd, NULL, "The PD this AH belongs to (None once "
-	  "closed).", NULL },
+	{ "pd", ah_get_pd, NULL,
+	  "The PD this AH belongs to (None once "
+	  "closed).",
+	  NULL },
 	{ NULL }
 };
 

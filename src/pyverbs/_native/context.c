@@ -49,7 +49,7 @@ static int ctx_destroy(struct pv_obj *o)
 	struct pv_context *self = (struct pv_context *)o;
 
 	if (self->ctx && self->adopted) {
-		self->ctx = NULL;	/* the CMID's: librdmacm closes it */
+		self->ctx = NULL; /* the CMID's: librdmacm closes it */
 	} else if (self->ctx) {
 		/* returns 0, or -1 with errno set; imported contexts too
 		 * (the man page: "ibv_close_device() should be called") */
@@ -77,8 +77,7 @@ int pv_context_destroy(struct pv_obj *o)
  * without, keep the list (the ibv_device stays referenced while it is
  * allocated) for a provider subclass to open.
  */
-static int ctx_find_device(struct pv_context *self, const char *name,
-			   int open)
+static int ctx_find_device(struct pv_context *self, const char *name, int open)
 {
 	struct ibv_device **list, *dev = NULL;
 	int n, i;
@@ -151,8 +150,10 @@ static int ctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 		struct ibv_context *verbs;
 
 		if (!pv_cm_ops.is_cmid(cmid)) {
-			PyErr_Format(PyExc_TypeError, "cmid must be a CMID, "
-				     "not %.100s", Py_TYPE(cmid)->tp_name);
+			PyErr_Format(PyExc_TypeError,
+				     "cmid must be a CMID, "
+				     "not %.100s",
+				     Py_TYPE(cmid)->tp_name);
 			return -1;
 		}
 		verbs = pv_cm_ops.cmid_verbs(cmid);
@@ -265,7 +266,7 @@ static PyObject *ctx_query_device(PyObject *obj, PyObject *unused)
 
 	if (pv_check_open(&self->obj))
 		return NULL;
-	rc = ibv_query_device(self->ctx, &attr);	/* returns errno */
+	rc = ibv_query_device(self->ctx, &attr); /* returns errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_query_device",
 				   "Failed to query device %U", self->name);
@@ -282,8 +283,8 @@ static PyObject *ctx_query_device_ex(PyObject *obj, PyObject *args,
 	PyObject *in = Py_None;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:query_device_ex",
-					 kwlist, &in))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:query_device_ex", kwlist,
+					 &in))
 		return NULL;
 	if (in != Py_None) {
 		if (!PyObject_TypeCheck(in, pv.QueryDeviceExInput))
@@ -318,7 +319,7 @@ static PyObject *ctx_query_port(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	memset(&attr, 0, sizeof(attr));
-	rc = ibv_query_port(self->ctx, port, &attr);	/* returns errno */
+	rc = ibv_query_port(self->ctx, port, &attr); /* returns errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_query_port",
 				   "Failed to query port %u", port);
@@ -343,13 +344,12 @@ static PyObject *ctx_query_gid(PyObject *obj, PyObject *args, PyObject *kw)
 	 * zero GID */
 	if (ibv_query_gid(self->ctx, port, index, &gid))
 		return pv_raise_code(-1, "ibv_query_gid",
-				     "Failed to query gid %d of port %u",
-				     index, port);
+				     "Failed to query gid %d of port %u", index,
+				     port);
 	return pv_gid_new(&gid);
 }
 
-static PyObject *ctx_query_gid_type(PyObject *obj, PyObject *args,
-				    PyObject *kw)
+static PyObject *ctx_query_gid_type(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "port_num", "index", NULL };
 	struct pv_context *self = CTX(obj);
@@ -359,8 +359,8 @@ static PyObject *ctx_query_gid_type(PyObject *obj, PyObject *args,
 	int rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:query_gid_type",
-					 kwlist, pv_conv_u8, &port,
-					 pv_conv_u32, &index))
+					 kwlist, pv_conv_u8, &port, pv_conv_u32,
+					 &index))
 		return NULL;
 	if (pv_check_open(&self->obj))
 		return NULL;
@@ -375,14 +375,14 @@ static PyObject *ctx_query_gid_type(PyObject *obj, PyObject *args,
 	if (rc)
 		return pv_raise_rc(rc, "ibv_query_gid_ex",
 				   "Failed to query gid type of port %u and "
-				   "gid index %u", port, index);
+				   "gid index %u",
+				   port, index);
 	return PyLong_FromLong(entry.gid_type == IBV_GID_TYPE_ROCE_V2 ?
 				       CTX_GID_TYPE_SYSFS_ROCE_V2 :
 				       CTX_GID_TYPE_SYSFS_IB_ROCE_V1);
 }
 
-static PyObject *ctx_query_gid_ex(PyObject *obj, PyObject *args,
-				  PyObject *kw)
+static PyObject *ctx_query_gid_ex(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "port_num", "gid_index", "flags", NULL };
 	struct pv_context *self = CTX(obj);
@@ -403,7 +403,8 @@ static PyObject *ctx_query_gid_ex(PyObject *obj, PyObject *args,
 	if (rc)
 		return pv_raise_rc(rc, "ibv_query_gid_ex",
 				   "Failed to query gid table of port %u in "
-				   "index %u", port, index);
+				   "index %u",
+				   port, index);
 	return pv_gid_entry_new(&entry);
 }
 
@@ -426,8 +427,7 @@ static PyObject *ctx_query_gid_table(PyObject *obj, PyObject *args,
 		return NULL;
 	if (max_entries > PY_SSIZE_T_MAX / sizeof(*entries))
 		return PyErr_NoMemory();
-	entries = PyMem_Calloc(max_entries ? max_entries : 1,
-			       sizeof(*entries));
+	entries = PyMem_Calloc(max_entries ? max_entries : 1, sizeof(*entries));
 	if (!entries)
 		return PyErr_NoMemory();
 	/* returns the number of entries, or -errno */
@@ -476,8 +476,7 @@ static PyObject *ctx_query_pkey(PyObject *obj, PyObject *args, PyObject *kw)
 	return PyLong_FromLong((uint16_t)pkey);
 }
 
-static PyObject *ctx_get_pkey_index(PyObject *obj, PyObject *args,
-				    PyObject *kw)
+static PyObject *ctx_get_pkey_index(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "port_num", "pkey", NULL };
 	struct pv_context *self = CTX(obj);
@@ -486,8 +485,8 @@ static PyObject *ctx_get_pkey_index(PyObject *obj, PyObject *args,
 	int rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:get_pkey_index",
-					 kwlist, pv_conv_u8, &port,
-					 pv_conv_u16, &pkey))
+					 kwlist, pv_conv_u8, &port, pv_conv_u16,
+					 &pkey))
 		return NULL;
 	if (pv_check_open(&self->obj))
 		return NULL;
@@ -497,7 +496,8 @@ static PyObject *ctx_get_pkey_index(PyObject *obj, PyObject *args,
 	if (rc < 0)
 		return pv_raise_errno("ibv_get_pkey_index",
 				      "Failed to get index of pkey %u of "
-				      "port %u", pkey, port);
+				      "port %u",
+				      pkey, port);
 	return PyLong_FromLong(rc);
 #else
 	(void)rc;
@@ -521,7 +521,7 @@ static PyObject *ctx_query_rt_values_ex(PyObject *obj, PyObject *args,
 		return NULL;
 	memset(&val, 0, sizeof(val));
 	val.comp_mask = mask;
-	rc = ibv_query_rt_values_ex(self->ctx, &val);	/* returns errno */
+	rc = ibv_query_rt_values_ex(self->ctx, &val); /* returns errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_query_rt_values_ex",
 				   "Failed to query real time values");
@@ -552,8 +552,8 @@ static int ctx_event_is_qp(enum ibv_event_type t)
 	}
 }
 
-#define ctx_link_of(n)                                                  \
-	((struct pv_parent_link *)((char *)(n) -                        \
+#define ctx_link_of(n)                           \
+	((struct pv_parent_link *)((char *)(n) - \
 				   offsetof(struct pv_parent_link, node)))
 
 /*
@@ -562,9 +562,8 @@ static int ctx_event_is_qp(enum ibv_event_type t)
  * Returns a borrowed reference or NULL.  Runs with the GIL held, so no
  * pyverbs object can be closed meanwhile.
  */
-static PyObject *ctx_find_handle(struct pv_obj *o,
-				 void *(*handle)(PyObject *), const void *h,
-				 int depth)
+static PyObject *ctx_find_handle(struct pv_obj *o, void *(*handle)(PyObject *),
+				 const void *h, int depth)
 {
 	struct pv_list *n;
 
@@ -760,7 +759,8 @@ static PyGetSetDef ctx_getset[] = {
 	  "Number of completion vectors.", NULL },
 	{ "cmd_fd", ctx_get_cmd_fd, NULL,
 	  "The command file descriptor of the device (dup() it to import "
-	  "the Context elsewhere with Context(cmd_fd=...)).", NULL },
+	  "the Context elsewhere with Context(cmd_fd=...)).",
+	  NULL },
 	{ NULL }
 };
 
@@ -832,8 +832,8 @@ static PyObject *device_tuple(struct ibv_device *d)
 
 	if (!name)
 		return NULL;
-	return Py_BuildValue("(y i i K i)", name,
-			     (int)d->node_type, (int)d->transport_type,
+	return Py_BuildValue("(y i i K i)", name, (int)d->node_type,
+			     (int)d->transport_type,
 			     (unsigned long long)be64toh(
 				     ibv_get_device_guid(d)),
 			     ibv_get_device_index(d));

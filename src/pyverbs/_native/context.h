@@ -17,12 +17,12 @@
 struct pv_context {
 	struct pv_obj obj;
 	struct ibv_context *ctx;
-	PyObject *name;		/* str */
-	int imported;		/* from cmd_fd (still closed with
+	PyObject *name;		      /* str */
+	int imported;		      /* from cmd_fd (still closed with
 				 * ibv_close_device, as its man page says) */
-	struct ibv_device **dev_list;	/* kept while 'device' is used */
-	struct ibv_device *device;	/* the device found by name */
-	int adopted;		/* ctx is a CMID's id->verbs: not ours to
+	struct ibv_device **dev_list; /* kept while 'device' is used */
+	struct ibv_device *device;    /* the device found by name */
+	int adopted;		      /* ctx is a CMID's id->verbs: not ours to
 				 * close (the Context is the CMID's child) */
 };
 

@@ -51,9 +51,8 @@ struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what)
  * method, given by position or by the keyword kwname.  *out is left alone
  * when the argument is absent.  Returns 0, or -1 with TypeError set.
  */
-int pv_cq_one_arg(const char *fname, const char *kwname,
-		      PyObject *const *args, Py_ssize_t nargs,
-		      PyObject *kwnames, PyObject **out)
+int pv_cq_one_arg(const char *fname, const char *kwname, PyObject *const *args,
+		  Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
 	Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
 
@@ -74,7 +73,8 @@ int pv_cq_one_arg(const char *fname, const char *kwname,
 		    PyUnicode_CompareWithASCIIString(k, kwname)) {
 			PyErr_Format(PyExc_TypeError,
 				     "%s() got an unexpected keyword argument "
-				     "'%S'", fname, k);
+				     "'%S'",
+				     fname, k);
 			return -1;
 		}
 		*out = args[i];
@@ -159,15 +159,16 @@ static int cc_init(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 /* The open CQ child of the channel whose ibv_cq is cq, or NULL. */
-static struct pv_cq *cc_find_cq(struct pv_comp_channel *self,
-				struct ibv_cq *cq)
+static struct pv_cq *cc_find_cq(struct pv_comp_channel *self, struct ibv_cq *cq)
 {
 	struct pv_list *n;
 
 	for (n = self->obj.children.next; n != &self->obj.children;
 	     n = n->next) {
-		struct pv_parent_link *l = (struct pv_parent_link *)(
-			(char *)n - offsetof(struct pv_parent_link, node));
+		struct pv_parent_link *l =
+			(struct pv_parent_link *)((char *)n -
+						  offsetof(struct pv_parent_link,
+							   node));
 		struct pv_cq *c = (struct pv_cq *)l->self;
 
 		if (pv_is_cq((PyObject *)c) && !c->obj.closed && c->cq == cq)
@@ -337,7 +338,7 @@ int pv_cq_destroy(struct pv_obj *o)
 		pv_raise_user("%s cannot be closed: get_cq_event() is waiting "
 			      "on its completion channel",
 			      _PyType_Name(Py_TYPE(self)));
-		return -2;	/* a finalizer defers the close */
+		return -2; /* a finalizer defers the close */
 	}
 	/* a poll batch holds the CQ's lock (rxe: a spinlock) */
 	if (self->cq_ex && self->polling) {
@@ -350,10 +351,11 @@ int pv_cq_destroy(struct pv_obj *o)
 		ibv_ack_cq_events(self->cq, self->num_events);
 		self->num_events = 0;
 	}
-	rc = ibv_destroy_cq(self->cq);	/* returns errno */
+	rc = ibv_destroy_cq(self->cq); /* returns errno */
 	if (rc) {
-		pv_raise_rc(rc, "ibv_destroy_cq", self->cq_ex ?
-			    "Failed to destroy CQEX" : "Failed to close CQ");
+		pv_raise_rc(rc, "ibv_destroy_cq",
+			    self->cq_ex ? "Failed to destroy CQEX" :
+					  "Failed to close CQ");
 		return -1;
 	}
 	self->cq = NULL;
@@ -393,7 +395,7 @@ int pv_cq_check_parents(struct pv_context *ctx, PyObject *channel)
 
 /* After creation: link the parents; on failure destroy the CQ again. */
 int pv_cq_link_parents(struct pv_cq *self, struct pv_context *ctx,
-			   PyObject *channel)
+		       PyObject *channel)
 {
 	if (pv_obj_link(&self->obj, &ctx->obj))
 		goto err;
@@ -410,15 +412,15 @@ err:
 
 static int cq_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "context", "cqe", "cq_context", "channel",
-				  "comp_vector", NULL };
+	static char *kwlist[] = { "context", "cqe",	    "cq_context",
+				  "channel", "comp_vector", NULL };
 	struct pv_cq *self = (struct pv_cq *)obj;
 	PyObject *ctxo, *cq_context = Py_None, *channel = Py_None;
 	struct pv_context *ctx;
 	int cqe, comp_vector = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|OOO&:CQ", kwlist,
-					 &ctxo, cq_conv_cqe, &cqe, &cq_context,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|OOO&:CQ", kwlist, &ctxo,
+					 cq_conv_cqe, &cqe, &cq_context,
 					 &channel, pv_conv_uint, &comp_vector))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
@@ -435,10 +437,12 @@ static int cq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_cq_check_parents(ctx, channel))
 		return -1;
 	pv_obj_setup(&self->obj, pv_cq_destroy);
-	self->cq = ibv_create_cq(ctx->ctx, cqe, self,
-				 channel == Py_None ? NULL :
-				 ((struct pv_comp_channel *)channel)->cc,
-				 comp_vector);
+	self->cq =
+		ibv_create_cq(ctx->ctx, cqe, self,
+			      channel == Py_None ?
+				      NULL :
+				      ((struct pv_comp_channel *)channel)->cc,
+			      comp_vector);
 	if (!self->cq) {
 		pv_raise_errno("ibv_create_cq", "Failed to create a CQ");
 		return -1;
@@ -540,7 +544,7 @@ static PyObject *cq_result(const struct ibv_wc *wc, int n)
 		Py_DECREF(list);
 		return NULL;
 	}
-	PyTuple_SET_ITEM(res, 0, PyLong_FromLong(n));	/* small int: no fail */
+	PyTuple_SET_ITEM(res, 0, PyLong_FromLong(n)); /* small int: no fail */
 	PyTuple_SET_ITEM(res, 1, list);
 #ifndef Py_GIL_DISABLED
 	if (n <= CQ_POLL_STACK) {
@@ -551,8 +555,8 @@ static PyObject *cq_result(const struct ibv_wc *wc, int n)
 	return res;
 }
 
-static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
-			 Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *cq_poll(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+			 PyObject *kwnames)
 {
 	struct pv_cq *self = (struct pv_cq *)obj;
 	struct ibv_wc stack[CQ_POLL_STACK], *wc = stack;
@@ -571,8 +575,8 @@ static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
 	if (arg) {
 		/* a CQ never holds more than cqe completions */
 		if (want > CQ_POLL_STACK && want > self->cq->cqe)
-			want = self->cq->cqe > CQ_POLL_STACK ?
-				       self->cq->cqe : CQ_POLL_STACK;
+			want = self->cq->cqe > CQ_POLL_STACK ? self->cq->cqe :
+							       CQ_POLL_STACK;
 		n = (int)want;
 		if (n > CQ_POLL_STACK) {
 			wc = PyMem_Malloc(sizeof(*wc) * n);
@@ -592,15 +596,14 @@ static PyObject *cq_poll(PyObject *obj, PyObject *const *args,
 }
 
 PyObject *pv_cq_req_notify(PyObject *obj, PyObject *const *args,
-			       Py_ssize_t nargs, PyObject *kwnames)
+			   Py_ssize_t nargs, PyObject *kwnames)
 {
 	struct pv_cq *self = (struct pv_cq *)obj;
 	PyObject *arg = NULL;
 	int solicited = 0, rc;
 
-	if ((nargs || kwnames) &&
-	    pv_cq_one_arg("req_notify", "solicited_only", args, nargs, kwnames,
-		       &arg))
+	if ((nargs || kwnames) && pv_cq_one_arg("req_notify", "solicited_only",
+						args, nargs, kwnames, &arg))
 		return NULL;
 	if (arg) {
 		solicited = PyObject_IsTrue(arg);
@@ -609,7 +612,7 @@ PyObject *pv_cq_req_notify(PyObject *obj, PyObject *const *args,
 	}
 	if (pv_check_open(&self->obj))
 		return NULL;
-	rc = ibv_req_notify_cq(self->cq, solicited);	/* returns errno */
+	rc = ibv_req_notify_cq(self->cq, solicited); /* returns errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_req_notify_cq",
 				   "Request notify CQ returned %d", rc);
@@ -631,8 +634,8 @@ PyObject *pv_cq_ack_events(PyObject *obj, PyObject *args, PyObject *kw)
 	 * ever (it waits until acked == got). */
 	if (n > self->num_events)
 		return pv_raise_user("Cannot ack %u events: only %u events "
-				     "were got and not acked", n,
-				     self->num_events);
+				     "were got and not acked",
+				     n, self->num_events);
 	if (n) {
 		ibv_ack_cq_events(self->cq, n);
 		self->num_events -= n;
@@ -651,7 +654,7 @@ static PyObject *cq_resize(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	if (pv_check_open(&self->obj))
 		return NULL;
-	rc = ibv_resize_cq(self->cq, cqe);	/* returns errno */
+	rc = ibv_resize_cq(self->cq, cqe); /* returns errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_resize_cq", "Failed to resize CQ");
 	Py_RETURN_NONE;
@@ -808,9 +811,10 @@ static const struct pv_field wc_fields[] = {
 
 static int wc_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "wr_id", "status", "opcode", "vendor_err",
-				  "byte_len", "qp_num", "src_qp", "imm_data",
-				  "wc_flags", "pkey_index", "slid", "sl",
+	static char *kwlist[] = { "wr_id",	    "status",	"opcode",
+				  "vendor_err",	    "byte_len", "qp_num",
+				  "src_qp",	    "imm_data", "wc_flags",
+				  "pkey_index",	    "slid",	"sl",
 				  "dlid_path_bits", NULL };
 	struct pv_wc *self = (struct pv_wc *)obj;
 	PyObject *v[WC_NFIELDS] = { NULL };
@@ -854,7 +858,7 @@ static void wc_dealloc(PyObject *obj)
 	else
 #endif
 		tp->tp_free(obj);
-	Py_DECREF(tp);	/* instances of heap types hold their type */
+	Py_DECREF(tp); /* instances of heap types hold their type */
 }
 
 /*
@@ -884,7 +888,7 @@ PyObject *pv_wc_new(const struct ibv_wc *wc)
 #ifndef Py_GIL_DISABLED
 	if (wc_nfree) {
 		self = (struct pv_wc *)wc_free[--wc_nfree];
-		PyObject_Init((PyObject *)self, pv.WC);	/* cannot fail */
+		PyObject_Init((PyObject *)self, pv.WC); /* cannot fail */
 		memcpy(&self->wc, wc, sizeof(*wc));
 		return (PyObject *)self;
 	}
@@ -904,7 +908,7 @@ static PyType_Slot wc_slots[] = {
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, wc_init },
 	{ Py_tp_dealloc, wc_dealloc },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 

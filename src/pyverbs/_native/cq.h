@@ -21,14 +21,14 @@ struct pv_comp_channel {
  */
 struct pv_cq {
 	struct pv_obj obj;
-	struct ibv_cq *cq;		/* also ibv_cq_ex_to_cq(cq_ex) */
-	struct ibv_cq_ex *cq_ex;	/* CQEX only, else NULL */
-	PyObject *cq_context;		/* strong, or NULL */
-	struct pv_comp_channel *channel;	/* borrowed: a parent, or NULL */
-	unsigned int num_events;	/* events got but not acked yet */
-	unsigned char polling;	/* CQEX: between start_poll() == 0 and
+	struct ibv_cq *cq;		 /* also ibv_cq_ex_to_cq(cq_ex) */
+	struct ibv_cq_ex *cq_ex;	 /* CQEX only, else NULL */
+	PyObject *cq_context;		 /* strong, or NULL */
+	struct pv_comp_channel *channel; /* borrowed: a parent, or NULL */
+	unsigned int num_events;	 /* events got but not acked yet */
+	unsigned char polling;		 /* CQEX: between start_poll() == 0 and
 				 * end_poll() */
-	unsigned char current;	/* CQEX: the current completion is valid */
+	unsigned char current; /* CQEX: the current completion is valid */
 };
 
 /* The struct pv_cq of a CQ or CQEX object o that is open; else NULL with
@@ -47,8 +47,8 @@ PyTypeObject *pv_cqex_type(void);
  * the CQ, or NULL with an exception set, then link and open obj.
  */
 typedef struct ibv_cq_ex *(*pv_cqex_create_fn)(struct ibv_context *ctx,
-					      struct ibv_cq_init_attr_ex *attr,
-					      void *arg);
+					       struct ibv_cq_init_attr_ex *attr,
+					       void *arg);
 int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
 		  pv_cqex_create_fn create, void *arg);
 

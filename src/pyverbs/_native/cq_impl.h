@@ -13,9 +13,8 @@
 struct pv_context;
 
 /* The one argument (positional or kwname) of fname; 0 or -1. */
-int pv_cq_one_arg(const char *fname, const char *kwname,
-		  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-		  PyObject **out);
+int pv_cq_one_arg(const char *fname, const char *kwname, PyObject *const *args,
+		  Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int pv_cq_destroy(struct pv_obj *o);
 /* ctx open, channel None or an open CompChannel of ctx; 0 or -1. */
 int pv_cq_check_parents(struct pv_context *ctx, PyObject *channel);
@@ -39,18 +38,21 @@ PyObject *pv_cq_get_ctx(PyObject *obj, void *closure);
 
 /* The attributes of both CQ and CQEX; the docs name their own struct and
  * where cq_context comes from. */
-#define CQ_GETSET(cq_doc, cq_context_doc)                               \
-	{ "cq", pv_cq_get_cq, NULL, cq_doc, NULL },                        \
-	{ "cqe", pv_cq_get_cqe, NULL, "The actual number of CQ entries.",  \
-	  NULL },                                                       \
-	{ "handle", pv_cq_get_handle, NULL, "The kernel handle of the CQ.", \
-	  NULL },                                                       \
-	{ "comp_channel", pv_cq_get_comp_channel, NULL,                    \
-	  "The CompChannel of the CQ, or None.", NULL },                \
-	{ "num_events", pv_cq_get_num_events, NULL,                        \
-	  "Completion events got by get_cq_event() and not acked yet.", \
-	  NULL },                                                       \
-	{ "cq_context", pv_cq_get_cq_context, NULL, cq_context_doc, NULL }, \
-	{ "ctx", pv_cq_get_ctx, NULL, "The Context of the CQ.", NULL }
+#define CQ_GETSET(cq_doc, cq_context_doc)                                       \
+	{ "cq", pv_cq_get_cq, NULL, cq_doc, NULL },                             \
+		{ "cqe", pv_cq_get_cqe, NULL,                                   \
+		  "The actual number of CQ entries.", NULL },                   \
+		{ "handle", pv_cq_get_handle, NULL,                             \
+		  "The kernel handle of the CQ.", NULL },                       \
+		{ "comp_channel", pv_cq_get_comp_channel, NULL,                 \
+		  "The CompChannel of the CQ, or None.", NULL },                \
+		{ "num_events", pv_cq_get_num_events, NULL,                     \
+		  "Completion events got by get_cq_event() and not acked yet.", \
+		  NULL },                                                       \
+		{ "cq_context", pv_cq_get_cq_context, NULL, cq_context_doc,     \
+		  NULL },                                                       \
+	{                                                                       \
+		"ctx", pv_cq_get_ctx, NULL, "The Context of the CQ.", NULL      \
+	}
 
 #endif

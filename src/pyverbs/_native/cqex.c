@@ -31,9 +31,9 @@
 struct cq_init_attr_ex {
 	PyObject_HEAD
 	struct ibv_cq_init_attr_ex attr;
-	PyObject *channel;		/* CompChannel, None or NULL */
-	PyObject *parent_domain;	/* PD, None or NULL */
-	PyObject *cq_context;		/* any object, None or NULL */
+	PyObject *channel;	 /* CompChannel, None or NULL */
+	PyObject *parent_domain; /* PD, None or NULL */
+	PyObject *cq_context;	 /* any object, None or NULL */
 };
 
 static PyTypeObject *cia_type, *pca_type, *tmi_type;
@@ -49,9 +49,9 @@ static const struct pv_field cia_fields[] = {
 };
 
 /* Deleting one of these attributes stores None, as it always has here. */
-#define CIA_OSLOT(member, pyname, tp, err, d)                           \
-	{ PV_OSLOT_AT(CIA, member, pyname), .type = (tp),               \
-	  .type_err = (err), .flags = PV_OSLOT_DEL_NONE, .doc = (d) }
+#define CIA_OSLOT(member, pyname, tp, err, d)                                \
+	{ PV_OSLOT_AT(CIA, member, pyname), .type = (tp), .type_err = (err), \
+	  .flags = PV_OSLOT_DEL_NONE, .doc = (d) }
 
 enum { CIA_CHANNEL, CIA_PD };
 static const struct pv_oslot cia_oslots[] = {
@@ -72,8 +72,9 @@ PV_OSLOTS_GC(cia, cia_oslots)
 
 static int cia_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "cqe", "channel", "comp_vector", "wc_flags",
-				  "comp_mask", "flags", "parent_domain", NULL };
+	static char *kwlist[] = { "cqe",	   "channel",	"comp_vector",
+				  "wc_flags",	   "comp_mask", "flags",
+				  "parent_domain", NULL };
 	struct cq_init_attr_ex *self = (struct cq_init_attr_ex *)obj;
 	PyObject *channel = Py_None, *pd = Py_None;
 	struct ibv_cq_init_attr_ex a = { .cqe = 100 };
@@ -105,7 +106,7 @@ static PyType_Slot cia_slots[] = {
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, cia_init },
 	PV_OSLOTS_GC_SLOTS(cia),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -122,8 +123,7 @@ struct poll_cq_attr {
 };
 
 static const struct pv_field pca_fields[] = {
-	PV_FIELD(struct poll_cq_attr, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD(struct poll_cq_attr, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
 
 static int pca_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -145,7 +145,7 @@ static PyType_Slot pca_slots[] = {
 		     "ibv_poll_cq_attr)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, pca_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -163,16 +163,15 @@ struct wc_tm_info {
 
 static const struct pv_field tmi_fields[] = {
 	PV_FIELD(struct wc_tm_info, info.tag, "tag"),
-	PV_FIELD(struct wc_tm_info, info.priv, "priv"),
-	PV_FIELD_END
+	PV_FIELD(struct wc_tm_info, info.priv, "priv"), PV_FIELD_END
 };
 
 static int tmi_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { NULL };
 
-	return PyArg_ParseTupleAndKeywords(args, kw, ":WcTmInfo", kwlist) ?
-		       0 : -1;
+	return PyArg_ParseTupleAndKeywords(args, kw, ":WcTmInfo", kwlist) ? 0 :
+									    -1;
 }
 
 static PyType_Slot tmi_slots[] = {
@@ -181,7 +180,7 @@ static PyType_Slot tmi_slots[] = {
 		     "ibv_wc_tm_info)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, tmi_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -238,7 +237,8 @@ int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
 		if (!PyObject_TypeCheck(ia, cia_type)) {
 			PyErr_Format(PyExc_TypeError,
 				     "init_attr must be a CqInitAttrEx or "
-				     "None, not %.100s", Py_TYPE(ia)->tp_name);
+				     "None, not %.100s",
+				     Py_TYPE(ia)->tp_name);
 			return -1;
 		}
 		a = cia->attr;
@@ -264,8 +264,9 @@ int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
 	} else {
 		a.parent_domain = NULL;
 	}
-	a.channel = channel == Py_None ? NULL :
-		    ((struct pv_comp_channel *)channel)->cc;
+	a.channel = channel == Py_None ?
+			    NULL :
+			    ((struct pv_comp_channel *)channel)->cc;
 	a.cq_context = self;
 	pv_obj_setup(&self->obj, pv_cq_destroy);
 	uses[0] = &ctx->obj;
@@ -317,7 +318,8 @@ static PyObject *cqex_start_poll(PyObject *obj, PyObject *const *args,
 		if (!PyObject_TypeCheck(arg, pca_type)) {
 			PyErr_Format(PyExc_TypeError,
 				     "attr must be a PollCqAttr or None, not "
-				     "%.100s", Py_TYPE(arg)->tp_name);
+				     "%.100s",
+				     Py_TYPE(arg)->tp_name);
 			return NULL;
 		}
 		attr = &((struct poll_cq_attr *)arg)->attr;
@@ -344,7 +346,7 @@ static PyObject *cqex_poll_next(PyObject *obj, PyObject *unused)
 	if (!self->polling)
 		return pv_raise_user("poll_next(): no poll batch is open; "
 				     "call start_poll() first");
-	rc = ibv_next_poll(self->cq_ex);	/* 0, ENOENT or errno */
+	rc = ibv_next_poll(self->cq_ex); /* 0, ENOENT or errno */
 	self->current = rc == 0;
 	return PyLong_FromLong(rc);
 }
@@ -373,27 +375,30 @@ static int cqex_can_read(struct pv_cq *self, const void *fn, const char *name)
 		return -1;
 	if (!self->current) {
 		pv_raise_user("%s(): no current completion (start_poll() or "
-			      "poll_next() did not return 0)", name);
+			      "poll_next() did not return 0)",
+			      name);
 		return -1;
 	}
 	if (!fn) {
 		pv_raise_user("%s(): the CQ was not created with the WC flag "
-			      "for this field", name);
+			      "for this field",
+			      name);
 		return -1;
 	}
 	return 0;
 }
 
-#define CQEX_READER(name, member, conv)                                 \
-	static PyObject *cqex_##name(PyObject *obj, PyObject *unused)   \
-	{                                                               \
-		struct pv_cq *self = (struct pv_cq *)obj;               \
-		if (cqex_can_read(self,                                 \
-				  self->cq_ex ? (const void *)          \
-					self->cq_ex->member : NULL,     \
-				  #name))                               \
-			return NULL;                                    \
-		return conv(self->cq_ex->member(self->cq_ex));          \
+#define CQEX_READER(name, member, conv)                                       \
+	static PyObject *cqex_##name(PyObject *obj, PyObject *unused)         \
+	{                                                                     \
+		struct pv_cq *self = (struct pv_cq *)obj;                     \
+		if (cqex_can_read(self,                                       \
+				  self->cq_ex ?                               \
+					  (const void *)self->cq_ex->member : \
+					  NULL,                               \
+				  #name))                                     \
+			return NULL;                                          \
+		return conv(self->cq_ex->member(self->cq_ex));                \
 	}
 
 CQEX_READER(read_opcode, read_opcode, PyLong_FromUnsignedLong)
@@ -405,8 +410,7 @@ CQEX_READER(read_src_qp, read_src_qp, PyLong_FromUnsignedLong)
 CQEX_READER(read_wc_flags, read_wc_flags, PyLong_FromUnsignedLong)
 CQEX_READER(read_slid, read_slid, PyLong_FromUnsignedLong)
 CQEX_READER(read_sl, read_sl, PyLong_FromUnsignedLong)
-CQEX_READER(read_dlid_path_bits, read_dlid_path_bits,
-	    PyLong_FromUnsignedLong)
+CQEX_READER(read_dlid_path_bits, read_dlid_path_bits, PyLong_FromUnsignedLong)
 CQEX_READER(read_timestamp, read_completion_ts, PyLong_FromUnsignedLongLong)
 CQEX_READER(read_cvlan, read_cvlan, PyLong_FromUnsignedLong)
 CQEX_READER(read_flow_tag, read_flow_tag, PyLong_FromUnsignedLong)
@@ -419,8 +423,9 @@ static PyObject *cqex_read_tm_info(PyObject *obj, PyObject *unused)
 	struct wc_tm_info *info;
 
 	if (cqex_can_read(self,
-			  self->cq_ex ? (const void *)self->cq_ex->read_tm_info
-				      : NULL,
+			  self->cq_ex ?
+				  (const void *)self->cq_ex->read_tm_info :
+				  NULL,
 			  "read_tm_info"))
 		return NULL;
 	info = (struct wc_tm_info *)tmi_type->tp_alloc(tmi_type, 0);
@@ -463,10 +468,10 @@ static int cqex_set_wc(PyObject *obj, PyObject *v, void *closure)
 	return 0;
 }
 
-#define CQEX_READ_METHOD(name)                                          \
-	{ #name, cqex_##name, METH_NOARGS,                              \
-	  #name "($self, /)\n--\n\n"                                    \
-	  "The field of the current completion (ibv_wc_" #name ")." }
+#define CQEX_READ_METHOD(name)             \
+	{ #name, cqex_##name, METH_NOARGS, \
+	  #name "($self, /)\n--\n\n"       \
+		"The field of the current completion (ibv_wc_" #name ")." }
 
 static PyMethodDef cqex_methods[] = {
 	{ "start_poll", (PyCFunction)(void (*)(void))cqex_start_poll,
@@ -510,8 +515,8 @@ static PyMethodDef cqex_methods[] = {
 static PyGetSetDef cqex_getset[] = {
 	{ "status", cqex_get_wc, cqex_set_wc,
 	  "Status of the current completion.", NULL },
-	{ "wr_id", cqex_get_wc, cqex_set_wc,
-	  "wr_id of the current completion.", (void *)1 },
+	{ "wr_id", cqex_get_wc, cqex_set_wc, "wr_id of the current completion.",
+	  (void *)1 },
 	CQ_GETSET("Address of the struct ibv_cq_ex (0 if closed).",
 		  "The cq_context object of the init_attr (held), or None."),
 	{ NULL }

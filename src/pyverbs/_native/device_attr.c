@@ -95,8 +95,8 @@ static PyObject *da_get_fw_version(PyObject *o, void *closure)
 }
 
 static const PyGetSetDef device_attr_extra[] = {
-	{ "fw_version", da_get_fw_version, NULL,
-	  "The firmware version string.", NULL },
+	{ "fw_version", da_get_fw_version, NULL, "The firmware version string.",
+	  NULL },
 	{ NULL }
 };
 
@@ -128,8 +128,7 @@ static const struct pv_field odp_caps_fields[] = {
 	PV_FIELD_RO(struct pv_odp_caps, caps.per_transport_caps.ud_odp_caps,
 		    "ud_odp_caps"),
 	/* writable upstream */
-	PV_FIELD(struct pv_odp_caps, xrc_odp_caps, "xrc_odp_caps"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_odp_caps, xrc_odp_caps, "xrc_odp_caps"), PV_FIELD_END
 };
 DATA_SPEC(odp_caps, "pyverbs.device.ODPCaps", struct pv_odp_caps,
 	  "ODPCaps()\n--\n\n"
@@ -207,12 +206,10 @@ struct pv_cq_mod_caps {
 };
 static const struct pv_field cq_mod_caps_fields[] = {
 	PV_FIELD_RO(struct pv_cq_mod_caps, caps.max_cq_count, "max_cq_count"),
-	PV_FIELD_RO(struct pv_cq_mod_caps, caps.max_cq_period,
-		    "max_cq_period"),
+	PV_FIELD_RO(struct pv_cq_mod_caps, caps.max_cq_period, "max_cq_period"),
 	PV_FIELD_END
 };
-DATA_SPEC(cq_mod_caps, "pyverbs.device.CQModerationCaps",
-	  struct pv_cq_mod_caps,
+DATA_SPEC(cq_mod_caps, "pyverbs.device.CQModerationCaps", struct pv_cq_mod_caps,
 	  "CQModerationCaps()\n--\n\nCQ moderation capabilities.");
 
 struct pv_pci_atomic_caps {
@@ -259,8 +256,8 @@ static PyObject *dax_get_odp_caps(PyObject *o, void *closure)
 {
 	struct pv_odp_caps *c;
 
-	c = (struct pv_odp_caps *)DATA_NEW(pv.ODPCaps, struct pv_odp_caps,
-					   caps, &DAX_ATTR(o)->odp_caps);
+	c = (struct pv_odp_caps *)DATA_NEW(pv.ODPCaps, struct pv_odp_caps, caps,
+					   &DAX_ATTR(o)->odp_caps);
 	if (c)
 		c->xrc_odp_caps = DAX_ATTR(o)->xrc_odp_caps;
 	return (PyObject *)c;
@@ -273,8 +270,8 @@ static PyObject *dax_get_odp_caps(PyObject *o, void *closure)
 	}
 DAX_CAPS_GETTER(dax_get_tso_caps, TSOCaps, struct pv_tso_caps, tso_caps)
 DAX_CAPS_GETTER(dax_get_rss_caps, RSSCaps, struct pv_rss_caps, rss_caps)
-DAX_CAPS_GETTER(dax_get_pp_caps, PacketPacingCaps,
-		struct pv_packet_pacing_caps, packet_pacing_caps)
+DAX_CAPS_GETTER(dax_get_pp_caps, PacketPacingCaps, struct pv_packet_pacing_caps,
+		packet_pacing_caps)
 DAX_CAPS_GETTER(dax_get_tm_caps, TMCaps, struct pv_tm_caps, tm_caps)
 DAX_CAPS_GETTER(dax_get_cq_mod_caps, CQModerationCaps, struct pv_cq_mod_caps,
 		cq_mod_caps)
@@ -305,8 +302,7 @@ DATA_SPEC(device_attr_ex, "pyverbs.device.DeviceAttrEx",
 
 PyObject *pv_device_attr_ex_new(const struct ibv_device_attr_ex *attr)
 {
-	return DATA_NEW(pv.DeviceAttrEx, struct pv_device_attr_ex, attr,
-			attr);
+	return DATA_NEW(pv.DeviceAttrEx, struct pv_device_attr_ex, attr, attr);
 }
 
 /* ------------------------------------------------------------------ */
@@ -314,8 +310,7 @@ PyObject *pv_device_attr_ex_new(const struct ibv_device_attr_ex *attr)
 /* ------------------------------------------------------------------ */
 
 static const struct pv_field qdx_input_fields[] = {
-	PV_FIELD(struct pv_query_device_ex_input, input.comp_mask,
-		 "comp_mask"),
+	PV_FIELD(struct pv_query_device_ex_input, input.comp_mask, "comp_mask"),
 	PV_FIELD_END
 };
 
@@ -324,10 +319,11 @@ static int qdx_input_init(PyObject *o, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "comp_mask", NULL };
 	struct pv_query_device_ex_input *self = (void *)o;
 
-	return PyArg_ParseTupleAndKeywords(args, kw,
-					   "O&:QueryDeviceExInput", kwlist,
-					   pv_conv_u32,
-					   &self->input.comp_mask) ? 0 : -1;
+	return PyArg_ParseTupleAndKeywords(args, kw, "O&:QueryDeviceExInput",
+					   kwlist, pv_conv_u32,
+					   &self->input.comp_mask) ?
+		       0 :
+		       -1;
 }
 
 static PyType_Slot qdx_input_slots[] = {
@@ -352,28 +348,17 @@ static PyType_Spec qdx_input_spec = {
 
 #define PA(m) PV_FIELD_RO(struct pv_port_attr, attr.m, #m)
 static const struct pv_field port_attr_fields[] = {
-	PA(state),
-	PA(max_mtu),
-	PA(active_mtu),
-	PA(gid_tbl_len),
-	PA(port_cap_flags),
-	PA(max_msg_sz),
-	PA(bad_pkey_cntr),
-	PA(qkey_viol_cntr),
-	PA(pkey_tbl_len),
-	PA(lid),
-	PA(sm_lid),
-	PA(lmc),
-	PA(max_vl_num),
-	PA(sm_sl),
-	PA(subnet_timeout),
-	PA(init_type_reply),
-	PA(active_width),
-	PA(active_speed),
-	PA(phys_state),
-	PA(link_layer),
-	PA(flags),
-	PA(port_cap_flags2),
+	PA(state),	     PA(max_mtu),
+	PA(active_mtu),	     PA(gid_tbl_len),
+	PA(port_cap_flags),  PA(max_msg_sz),
+	PA(bad_pkey_cntr),   PA(qkey_viol_cntr),
+	PA(pkey_tbl_len),    PA(lid),
+	PA(sm_lid),	     PA(lmc),
+	PA(max_vl_num),	     PA(sm_sl),
+	PA(subnet_timeout),  PA(init_type_reply),
+	PA(active_width),    PA(active_speed),
+	PA(phys_state),	     PA(link_layer),
+	PA(flags),	     PA(port_cap_flags2),
 #if HAVE_IBV_PORT_ATTR_ACTIVE_SPEED_EX
 	PA(active_speed_ex),
 #endif
@@ -408,19 +393,20 @@ static const struct pv_field gid_entry_fields[] = {
 
 static int gid_entry_init(PyObject *o, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "subnet_prefix", "interface_id",
-				  "gid_index",	   "port_num",
-				  "gid_type",	   "ndev_ifindex",
-				  NULL };
+	static char *kwlist[] = {
+		"subnet_prefix", "interface_id", "gid_index", "port_num",
+		"gid_type",	 "ndev_ifindex", NULL
+	};
 	struct ibv_gid_entry *e = &((struct pv_gid_entry *)o)->entry;
 	uint64_t sp = 0, ii = 0;
 	struct ibv_gid_entry n = {};
 
-	if (!PyArg_ParseTupleAndKeywords(
-		    args, kw, "|O&O&O&O&O&O&:GIDEntry", kwlist, pv_conv_u64,
-		    &sp, pv_conv_u64, &ii, pv_conv_u32, &n.gid_index,
-		    pv_conv_u32, &n.port_num, pv_conv_u32, &n.gid_type,
-		    pv_conv_u32, &n.ndev_ifindex))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&O&O&O&:GIDEntry",
+					 kwlist, pv_conv_u64, &sp, pv_conv_u64,
+					 &ii, pv_conv_u32, &n.gid_index,
+					 pv_conv_u32, &n.port_num, pv_conv_u32,
+					 &n.gid_type, pv_conv_u32,
+					 &n.ndev_ifindex))
 		return -1;
 	n.gid.global.subnet_prefix = sp;
 	n.gid.global.interface_id = ii;
@@ -567,8 +553,7 @@ PyObject *pv_async_event_new(const struct ibv_async_event *ev,
 {
 	struct pv_async_event *o;
 
-	o = (struct pv_async_event *)pv.AsyncEvent->tp_alloc(pv.AsyncEvent,
-							     0);
+	o = (struct pv_async_event *)pv.AsyncEvent->tp_alloc(pv.AsyncEvent, 0);
 	if (!o) {
 		Py_XDECREF(element);
 		return NULL;
@@ -658,9 +643,7 @@ static const struct name_entry port_cap2_names[] = {
 };
 
 static const struct name_entry odp_general_names[] = {
-	NAME(IBV_ODP_SUPPORT),
-	NAME(IBV_ODP_SUPPORT_IMPLICIT),
-	NAMES_END
+	NAME(IBV_ODP_SUPPORT), NAME(IBV_ODP_SUPPORT_IMPLICIT), NAMES_END
 };
 
 static const struct name_entry odp_transport_names[] = {
@@ -748,8 +731,7 @@ int pv_device_attr_init_types(PyObject *m)
 	    add_data_type(m, &packet_pacing_caps_spec,
 			  packet_pacing_caps_fields, NULL,
 			  &pv.PacketPacingCaps) ||
-	    add_data_type(m, &tm_caps_spec, tm_caps_fields, NULL,
-			  &pv.TMCaps) ||
+	    add_data_type(m, &tm_caps_spec, tm_caps_fields, NULL, &pv.TMCaps) ||
 	    add_data_type(m, &cq_mod_caps_spec, cq_mod_caps_fields, NULL,
 			  &pv.CQModerationCaps) ||
 	    add_data_type(m, &pci_atomic_caps_spec, pci_atomic_caps_fields,

@@ -38,7 +38,7 @@ struct pv_async_event {
 	PyObject_HEAD
 	struct ibv_async_event event;
 	PyObject *element;
-	int from_ctx;	/* came from get_async_event() */
+	int from_ctx; /* came from get_async_event() */
 };
 PyObject *pv_device_attr_new(const struct ibv_device_attr *attr);
 PyObject *pv_port_attr_new(const struct ibv_port_attr *attr);

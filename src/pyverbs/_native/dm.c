@@ -68,7 +68,7 @@ static PyType_Slot ada_slots[] = {
 		     "alignment required, and comp_mask (0: no extension)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, ada_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -85,7 +85,7 @@ static PyType_Spec ada_spec = {
 struct pv_dm {
 	struct pv_obj obj;
 	struct ibv_dm *dm;
-	uint64_t length;	/* allocated size (unknown if imported) */
+	uint64_t length; /* allocated size (unknown if imported) */
 	int imported;
 };
 
@@ -102,7 +102,7 @@ static int dm_destroy(struct pv_obj *o)
 		self->dm = NULL;
 		return 0;
 	}
-	rc = ibv_free_dm(self->dm);	/* returns errno */
+	rc = ibv_free_dm(self->dm); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_free_dm", "Failed to free dm");
 		return -1;
@@ -120,11 +120,10 @@ static int dm_alloc(struct pv_dm *self, struct pv_context *ctx,
 	int rc;
 
 	memset(&dattr, 0, sizeof(dattr));
-	rc = ibv_query_device_ex(ctx->ctx, NULL, &dattr);	/* errno */
+	rc = ibv_query_device_ex(ctx->ctx, NULL, &dattr); /* errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_query_device_ex",
-			    "Failed to query EX device %V", ctx->name,
-			    "?");
+			    "Failed to query EX device %V", ctx->name, "?");
 		return -1;
 	}
 	if (!dattr.max_dm_size) {
@@ -178,7 +177,8 @@ static int dm_init(PyObject *obj, PyObject *args, PyObject *kw)
 		if (!PyObject_TypeCheck(attro, pv.AllocDmAttr)) {
 			PyErr_Format(PyExc_TypeError,
 				     "dm_attr must be an AllocDmAttr, not "
-				     "%.100s", Py_TYPE(attro)->tp_name);
+				     "%.100s",
+				     Py_TYPE(attro)->tp_name);
 			return -1;
 		}
 		if (dm_alloc(self, ctx, (struct pv_alloc_dm_attr *)attro))
@@ -216,14 +216,16 @@ struct ibv_dm *pv_dm_get(PyObject *o, uint64_t *length)
  * for a range outside the DM (mlx5), so that callers see one error
  * whichever side caught it.
  */
-static int dm_check_range(struct pv_dm *self, uint64_t offset,
-			  uint64_t length, const char *func, const char *what)
+static int dm_check_range(struct pv_dm *self, uint64_t offset, uint64_t length,
+			  const char *func, const char *what)
 {
 	if (pv_check_open(&self->obj))
 		return -1;
 	if (length > UINT64_MAX - offset) {
-		pv_raise_rc(EFAULT, func, "%s: offset %llu + length %llu "
-			    "overflows", what, (unsigned long long)offset,
+		pv_raise_rc(EFAULT, func,
+			    "%s: offset %llu + length %llu "
+			    "overflows",
+			    what, (unsigned long long)offset,
 			    (unsigned long long)length);
 		return -1;
 	}
@@ -239,8 +241,8 @@ static int dm_check_range(struct pv_dm *self, uint64_t offset,
 }
 
 /* Copy length bytes of data (bytes-like) to the DM at offset. */
-static PyObject *dm_copy_to(struct pv_dm *self, uint64_t offset,
-			    PyObject *data, size_t length)
+static PyObject *dm_copy_to(struct pv_dm *self, uint64_t offset, PyObject *data,
+			    size_t length)
 {
 	Py_buffer view;
 	int rc;
@@ -352,10 +354,9 @@ static PyMethodDef dm_methods[] = {
 	{ NULL }
 };
 
-static PyGetSetDef dm_getset[] = {
-	{ "handle", dm_get_handle, NULL, "The kernel handle of the DM.", NULL },
-	{ NULL }
-};
+static PyGetSetDef dm_getset[] = { { "handle", dm_get_handle, NULL,
+				     "The kernel handle of the DM.", NULL },
+				   { NULL } };
 
 static PyType_Slot dm_slots[] = {
 	{ Py_tp_doc, "DM(context, dm_attr=None, *, handle=None)\n--\n\n"
@@ -396,8 +397,9 @@ static char *dmmr_mem(struct pv_mr *mr)
 
 static int dmmr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "pd", "length", "access", "dm", "offset",
-				  NULL };
+	static char *kwlist[] = {
+		"pd", "length", "access", "dm", "offset", NULL
+	};
 	struct pv_mr *self = (struct pv_mr *)obj;
 	PyObject *pdobj, *dmobj;
 	unsigned int access;
@@ -435,7 +437,8 @@ static int dmmr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!self->mr) {
 		pv_raise_errno("ibv_reg_dm_mr",
 			       "Failed to register a device MR. length: %zu, "
-			       "access flags: %u", length, access);
+			       "access flags: %u",
+			       length, access);
 		return -1;
 	}
 	self->length = length;

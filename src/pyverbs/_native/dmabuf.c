@@ -94,33 +94,33 @@ struct pv_i915_gem_mmap_gtt {
 };
 
 #define PV_DRM_IOCTL_BASE 'd'
-#define PV_DRM_CMD_BASE 0x40	/* DRM_COMMAND_BASE: driver ioctls */
-#define PV_DRM_IOCTL_VERSION _IOWR(PV_DRM_IOCTL_BASE, 0x00, \
-				   struct pv_drm_version)
-#define PV_DRM_IOCTL_GEM_CLOSE _IOW(PV_DRM_IOCTL_BASE, 0x09, \
-				    struct pv_drm_gem_close)
-#define PV_DRM_IOCTL_PRIME_HANDLE_TO_FD _IOWR(PV_DRM_IOCTL_BASE, 0x2d, \
-					      struct pv_drm_prime_handle)
-#define PV_DRM_IOCTL_MODE_CREATE_DUMB _IOWR(PV_DRM_IOCTL_BASE, 0xb2, \
-					    struct pv_drm_create_dumb)
-#define PV_DRM_IOCTL_MODE_MAP_DUMB _IOWR(PV_DRM_IOCTL_BASE, 0xb3, \
-					 struct pv_drm_map_dumb)
-#define PV_AMDGPU_IOCTL_GEM_CREATE _IOWR(PV_DRM_IOCTL_BASE, \
-					 PV_DRM_CMD_BASE + 0x00, \
-					 union pv_amdgpu_gem_create)
-#define PV_AMDGPU_IOCTL_GEM_MMAP _IOWR(PV_DRM_IOCTL_BASE, \
-				       PV_DRM_CMD_BASE + 0x01, \
-				       union pv_amdgpu_gem_mmap)
+#define PV_DRM_CMD_BASE 0x40 /* DRM_COMMAND_BASE: driver ioctls */
+#define PV_DRM_IOCTL_VERSION \
+	_IOWR(PV_DRM_IOCTL_BASE, 0x00, struct pv_drm_version)
+#define PV_DRM_IOCTL_GEM_CLOSE \
+	_IOW(PV_DRM_IOCTL_BASE, 0x09, struct pv_drm_gem_close)
+#define PV_DRM_IOCTL_PRIME_HANDLE_TO_FD \
+	_IOWR(PV_DRM_IOCTL_BASE, 0x2d, struct pv_drm_prime_handle)
+#define PV_DRM_IOCTL_MODE_CREATE_DUMB \
+	_IOWR(PV_DRM_IOCTL_BASE, 0xb2, struct pv_drm_create_dumb)
+#define PV_DRM_IOCTL_MODE_MAP_DUMB \
+	_IOWR(PV_DRM_IOCTL_BASE, 0xb3, struct pv_drm_map_dumb)
+#define PV_AMDGPU_IOCTL_GEM_CREATE                       \
+	_IOWR(PV_DRM_IOCTL_BASE, PV_DRM_CMD_BASE + 0x00, \
+	      union pv_amdgpu_gem_create)
+#define PV_AMDGPU_IOCTL_GEM_MMAP                         \
+	_IOWR(PV_DRM_IOCTL_BASE, PV_DRM_CMD_BASE + 0x01, \
+	      union pv_amdgpu_gem_mmap)
 #define PV_AMDGPU_GEM_DOMAIN_GTT 0x2
 #define PV_AMDGPU_GEM_DOMAIN_VRAM 0x4
 #define PV_AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED (1 << 0)
 #define PV_AMDGPU_GEM_CREATE_CPU_GTT_USWC (1 << 2)
-#define PV_I915_IOCTL_GEM_CREATE _IOWR(PV_DRM_IOCTL_BASE, \
-				       PV_DRM_CMD_BASE + 0x1b, \
-				       struct pv_i915_gem_create)
-#define PV_I915_IOCTL_GEM_MMAP_GTT _IOWR(PV_DRM_IOCTL_BASE, \
-					 PV_DRM_CMD_BASE + 0x24, \
-					 struct pv_i915_gem_mmap_gtt)
+#define PV_I915_IOCTL_GEM_CREATE                         \
+	_IOWR(PV_DRM_IOCTL_BASE, PV_DRM_CMD_BASE + 0x1b, \
+	      struct pv_i915_gem_create)
+#define PV_I915_IOCTL_GEM_MMAP_GTT                       \
+	_IOWR(PV_DRM_IOCTL_BASE, PV_DRM_CMD_BASE + 0x24, \
+	      struct pv_i915_gem_mmap_gtt)
 
 /* ioctl() that retries on EINTR/EAGAIN as libdrm's drmIoctl does.
  * Returns 0 or an errno value. */
@@ -258,14 +258,14 @@ static int drm_open_primary(int render_fd)
 
 struct pv_dmabuf {
 	struct pv_obj obj;
-	int drm_fd;		/* the DRM node the buffer was made on */
-	int fd;			/* the exported dma-buf */
-	uint32_t handle;	/* GEM handle on drm_fd */
-	uint64_t map_offset;	/* for mmap() of drm_fd */
+	int drm_fd;	     /* the DRM node the buffer was made on */
+	int fd;		     /* the exported dma-buf */
+	uint32_t handle;     /* GEM handle on drm_fd */
+	uint64_t map_offset; /* for mmap() of drm_fd */
 	uint64_t size;
 	int gpu, gtt;
-	void *map;		/* CPU mapping of size bytes, made on demand */
-	struct pv_obj *owner;	/* the DmaBufMR that allocated us (borrowed) */
+	void *map;	      /* CPU mapping of size bytes, made on demand */
+	struct pv_obj *owner; /* the DmaBufMR that allocated us (borrowed) */
 };
 
 /* Close what is set; leaves every resource unset. */
@@ -310,8 +310,7 @@ static int dmabuf_destroy(struct pv_obj *o)
 
 /* Allocate and export; 0 or an errno value (resources set so far are left
  * for dmabuf_release). */
-static int dmabuf_alloc(struct pv_dmabuf *self, uint64_t size, int gpu,
-			int gtt)
+static int dmabuf_alloc(struct pv_dmabuf *self, uint64_t size, int gpu, int gtt)
 {
 	char path[32];
 	drm_alloc_fn alloc;
@@ -362,15 +361,16 @@ static int dmabuf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	int gpu = 0, gtt = 0, rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&O&:DmaBuf", kwlist,
-					 pv_conv_u64, &size, pv_conv_uint,
-					 &gpu, conv_gtt, &gtt))
+					 pv_conv_u64, &size, pv_conv_uint, &gpu,
+					 conv_gtt, &gtt))
 		return -1;
 	if (!self->obj.closed || self->fd > 0) {
 		pv_raise_user("DmaBuf is already initialised");
 		return -1;
 	}
 	if (gpu > 0xffff) {
-		PyErr_Format(PyExc_OverflowError, "gpu %d is out of range", gpu);
+		PyErr_Format(PyExc_OverflowError, "gpu %d is out of range",
+			     gpu);
 		return -1;
 	}
 	pv_obj_setup(&self->obj, dmabuf_destroy);
@@ -414,13 +414,13 @@ static char *dmabuf_map(struct pv_dmabuf *self)
 	return p;
 }
 
-#define DMABUF_GETTER(name, expr)                                       \
+#define DMABUF_GETTER(name, expr)                                        \
 	static PyObject *dmabuf_get_##name(PyObject *obj, void *closure) \
-	{                                                               \
-		struct pv_dmabuf *self = (struct pv_dmabuf *)obj;       \
-		if (pv_check_open(&self->obj))                          \
-			return NULL;                                    \
-		return PyLong_FromUnsignedLongLong(expr);               \
+	{                                                                \
+		struct pv_dmabuf *self = (struct pv_dmabuf *)obj;        \
+		if (pv_check_open(&self->obj))                           \
+			return NULL;                                     \
+		return PyLong_FromUnsignedLongLong(expr);                \
 	}
 DMABUF_GETTER(fd, self->fd)
 DMABUF_GETTER(drm_fd, self->drm_fd)
@@ -472,9 +472,9 @@ static PyType_Spec dmabuf_spec = {
  * allocated: not for a bare fd). */
 struct pv_dmabuf_mr {
 	struct pv_mr mr;
-	PyObject *dmabuf;	/* DmaBuf, an int fd, or NULL */
-	uint64_t offset;	/* in the dma-buf, also the iova */
-	int internal;		/* we allocated dmabuf */
+	PyObject *dmabuf; /* DmaBuf, an int fd, or NULL */
+	uint64_t offset;  /* in the dma-buf, also the iova */
+	int internal;	  /* we allocated dmabuf */
 };
 
 static int dmabuf_mr_destroy(struct pv_obj *o)
@@ -510,8 +510,8 @@ static char *dmabuf_mr_mem(struct pv_mr *mr)
 
 static int dmabuf_mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "pd", "length", "access", "dmabuf",
-				  "offset", "gpu", "gtt", NULL };
+	static char *kwlist[] = { "pd",	    "length", "access", "dmabuf",
+				  "offset", "gpu",    "gtt",	NULL };
 	struct pv_dmabuf_mr *self = (struct pv_dmabuf_mr *)obj;
 	PyObject *pdobj, *dbobj = Py_None, *gpu = NULL, *gtt = NULL;
 	struct pv_dmabuf *db = NULL;
@@ -560,7 +560,8 @@ static int dmabuf_mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	} else {
 		PyErr_Format(PyExc_TypeError,
 			     "dmabuf must be a DmaBuf, a file descriptor or "
-			     "None, not %.100s", Py_TYPE(dbobj)->tp_name);
+			     "None, not %.100s",
+			     Py_TYPE(dbobj)->tp_name);
 		return -1;
 	}
 	Py_XSETREF(self->dmabuf, dbobj);
@@ -575,13 +576,13 @@ static int dmabuf_mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	pv_obj_setup(&self->mr.obj, dmabuf_mr_destroy);
 	self->mr.mem = dmabuf_mr_mem;
 	self->offset = offset;
-	self->mr.mr = ibv_reg_dmabuf_mr(pd->pd, offset, length, offset, fd,
-					access);
+	self->mr.mr =
+		ibv_reg_dmabuf_mr(pd->pd, offset, length, offset, fd, access);
 	if (!self->mr.mr) {
 		pv_raise_errno("ibv_reg_dmabuf_mr",
 			       "Failed to register a dma-buf MR. length: %llu, "
-			       "access flags: %u", (unsigned long long)length,
-			       access);
+			       "access flags: %u",
+			       (unsigned long long)length, access);
 		goto err;
 	}
 	self->mr.length = length;
@@ -638,7 +639,7 @@ static int dmabuf_mr_clear(PyObject *obj)
 {
 	struct pv_dmabuf_mr *self = (struct pv_dmabuf_mr *)obj;
 
-	pv.MR->tp_clear(obj);	/* closes us if still open */
+	pv.MR->tp_clear(obj); /* closes us if still open */
 	if (self->internal && !self->mr.mr) {
 		((struct pv_dmabuf *)self->dmabuf)->owner = NULL;
 		self->internal = 0;

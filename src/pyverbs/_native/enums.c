@@ -53,16 +53,16 @@ static const char *const enum_group_names[ENUM_GROUP_COUNT] = {
 };
 
 enum enum_row_kind {
-	ROW_START,	/* an enum starts: name is its C name or NULL */
-	ROW_VALUE,	/* a member, value >= 0 */
-	ROW_NEGATIVE,	/* a member, (long long)value < 0 */
+	ROW_START,    /* an enum starts: name is its C name or NULL */
+	ROW_VALUE,    /* a member, value >= 0 */
+	ROW_NEGATIVE, /* a member, (long long)value < 0 */
 };
 
 struct enum_row {
 	const char *name;
 	unsigned long long value;
 	unsigned char kind;
-	unsigned char group;	/* for ROW_START */
+	unsigned char group; /* for ROW_START */
 };
 
 /*
@@ -75,7 +75,7 @@ struct enum_row {
 #define PV_ANON(g) { NULL, 0, ROW_START, ENUM_GROUP_##g },
 /* s: the name as a string (stringified where it is a parameter: a
  * macro's name, RAI_PASSIVE, would be expanded on the way down) */
-#define ENUM_ROW(s, e) \
+#define ENUM_ROW(s, e)                \
 	{ s, (unsigned long long)(e), \
 	  ENUM_IS_NEG(e) ? ROW_NEGATIVE : ROW_VALUE, 0 },
 #define PV_VAL(n) ENUM_ROW(#n, n)

@@ -52,7 +52,7 @@ PyObject *pv_raise_code(int code, const char *func, const char *fmt, ...)
 
 PyObject *pv_raise_errno(const char *func, const char *fmt, ...)
 {
-	int err = errno;	/* before anything else can change it */
+	int err = errno; /* before anything else can change it */
 	va_list ap;
 	PyObject *msg;
 
@@ -76,14 +76,14 @@ static PyObject *raise_plain(PyObject *cls, const char *fmt, va_list ap)
 }
 
 /* name(fmt, ...) raises cls(message) and returns NULL. */
-#define RAISE_PLAIN(name, cls)                                          \
-	PyObject *name(const char *fmt, ...)                            \
-	{                                                               \
-		va_list ap;                                             \
-		va_start(ap, fmt);                                      \
-		raise_plain(cls, fmt, ap);                              \
-		va_end(ap);                                             \
-		return NULL;                                            \
+#define RAISE_PLAIN(name, cls)               \
+	PyObject *name(const char *fmt, ...) \
+	{                                    \
+		va_list ap;                  \
+		va_start(ap, fmt);           \
+		raise_plain(cls, fmt, ap);   \
+		va_end(ap);                  \
+		return NULL;                 \
 	}
 RAISE_PLAIN(pv_raise_user, pv.PyverbsUserError)
 RAISE_PLAIN(pv_raise_error, pv.PyverbsError)
@@ -92,5 +92,6 @@ PyObject *pv_raise_unsupported(const char *what)
 {
 	return pv_raise_rc(EOPNOTSUPP, NULL,
 			   "%s is not supported by the rdma-core this "
-			   "pyverbs was built against", what);
+			   "pyverbs was built against",
+			   what);
 }

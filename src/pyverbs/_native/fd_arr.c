@@ -15,9 +15,9 @@
 
 struct pv_fd_arr {
 	PyObject_HEAD
-	int *arr;		/* PyMem, n entries */
+	int *arr; /* PyMem, n entries */
 	uint32_t n;
-	uint32_t count;		/* the entries in use: count <= n */
+	uint32_t count; /* the entries in use: count <= n */
 };
 
 /* The ints of sequence seq, in a new PyMem array *out of *n entries. */
@@ -179,7 +179,8 @@ int pv_fd_arr_get(PyObject *o, struct ibv_fd_arr *out)
 	struct pv_fd_arr *self = (struct pv_fd_arr *)o;
 
 	if (!PyObject_TypeCheck(o, pv.FdArr)) {
-		PyErr_Format(PyExc_TypeError, "fds must be an FdArr, not %.100s",
+		PyErr_Format(PyExc_TypeError,
+			     "fds must be an FdArr, not %.100s",
 			     Py_TYPE(o)->tp_name);
 		return -1;
 	}

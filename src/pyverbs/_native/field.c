@@ -57,8 +57,8 @@ int pv_to_u64(PyObject *v, uint64_t max, uint64_t *out, const char *what)
 	*out = x;
 	return 0;
 range:
-	PyErr_Format(PyExc_OverflowError, "%s is out of range (0..%llu)",
-		     what, (unsigned long long)max);
+	PyErr_Format(PyExc_OverflowError, "%s is out of range (0..%llu)", what,
+		     (unsigned long long)max);
 	return -1;
 }
 
@@ -94,14 +94,14 @@ int pv_to_i64(PyObject *v, int64_t min, int64_t max, int64_t *out,
 	return 0;
 }
 
-#define CONV_U(name, type, max)                                         \
-	int name(PyObject *v, void *out)                                \
-	{                                                               \
-		uint64_t x;                                             \
-		if (pv_to_u64(v, max, &x, "argument"))                  \
-			return 0;                                       \
-		*(type *)out = (type)x;                                 \
-		return 1;                                               \
+#define CONV_U(name, type, max)                        \
+	int name(PyObject *v, void *out)               \
+	{                                              \
+		uint64_t x;                            \
+		if (pv_to_u64(v, max, &x, "argument")) \
+			return 0;                      \
+		*(type *)out = (type)x;                \
+		return 1;                              \
 	}
 CONV_U(pv_conv_u8, uint8_t, UINT8_MAX)
 CONV_U(pv_conv_u16, uint16_t, UINT16_MAX)
@@ -150,8 +150,7 @@ int pv_field_store(PyObject *self, const struct pv_field *f, PyObject *v)
 	int64_t s;
 
 	if (!v) {
-		PyErr_Format(PyExc_AttributeError, "cannot delete %s",
-			     f->name);
+		PyErr_Format(PyExc_AttributeError, "cannot delete %s", f->name);
 		return -1;
 	}
 	if (f->type == PV_FT_I32 || f->type == PV_FT_I64) {
@@ -226,8 +225,8 @@ int pv_oslot_check(const struct pv_oslot *s, PyObject *v)
 	if (s->unimpl) {
 		PyErr_Format(PyExc_TypeError,
 			     "%s must be None: %s is not implemented in this "
-			     "version of pyverbs-c, not %.100s", s->unimpl,
-			     s->unimpl, Py_TYPE(v)->tp_name);
+			     "version of pyverbs-c, not %.100s",
+			     s->unimpl, s->unimpl, Py_TYPE(v)->tp_name);
 		return -1;
 	}
 	return 0;
@@ -308,7 +307,7 @@ PyGetSetDef *pv_getset(const struct pv_field *fields,
 		gs[i].name = fields[i].name;
 		gs[i].get = pv_field_get;
 		gs[i].set = (fields[i].flags & PV_FLAG_RO) ? NULL :
-							      pv_field_set;
+							     pv_field_set;
 		gs[i].doc = fields[i].doc;
 		gs[i].closure = (void *)&fields[i];
 	}

@@ -19,32 +19,32 @@ enum pv_ftype {
 
 /* Pick the field type from the C member's own type: a mistyped table entry
  * fails to compile instead of silently truncating. */
-#define PV_FTYPE(x)                                                     \
-	_Generic((x),                                                   \
-		unsigned char: PV_FT_U8,                                \
-		unsigned short: PV_FT_U16,                              \
-		unsigned int: PV_FT_U32,                                \
-		unsigned long: PV_FT_U64,                               \
-		unsigned long long: PV_FT_U64,                          \
-		int: PV_FT_I32,                                         \
-		long: PV_FT_I64,                                        \
+#define PV_FTYPE(x)                            \
+	_Generic((x),                          \
+		unsigned char: PV_FT_U8,       \
+		unsigned short: PV_FT_U16,     \
+		unsigned int: PV_FT_U32,       \
+		unsigned long: PV_FT_U64,      \
+		unsigned long long: PV_FT_U64, \
+		int: PV_FT_I32,                \
+		long: PV_FT_I64,               \
 		long long: PV_FT_I64)
 
 #define PV_FLAG_RO 1
 
 struct pv_field {
 	const char *name;
-	Py_ssize_t offset;	/* from the start of the Python object */
-	unsigned char type;	/* enum pv_ftype */
-	unsigned char flags;	/* PV_FLAG_* */
+	Py_ssize_t offset;   /* from the start of the Python object */
+	unsigned char type;  /* enum pv_ftype */
+	unsigned char flags; /* PV_FLAG_* */
 	const char *doc;
 };
 
 /* A read-write integer attribute stored at obj->member. */
-#define PV_FIELD(st, member, pyname)                                    \
+#define PV_FIELD(st, member, pyname) \
 	{ pyname, offsetof(st, member), PV_FTYPE(((st *)0)->member), 0, NULL }
-#define PV_FIELD_RO(st, member, pyname)                                 \
-	{ pyname, offsetof(st, member), PV_FTYPE(((st *)0)->member),    \
+#define PV_FIELD_RO(st, member, pyname)                              \
+	{ pyname, offsetof(st, member), PV_FTYPE(((st *)0)->member), \
 	  PV_FLAG_RO, NULL }
 #define PV_FIELD_END { NULL, 0, 0, 0, NULL }
 
@@ -53,29 +53,25 @@ struct pv_field {
  * st; Python name pyname, dotted): the doc, then the slots given as the
  * trailing arguments, each followed by a comma ({ Py_tp_init, fn }, ...).
  */
-#define PV_TYPE_SPEC_FLAGS(var, pyname, st, flags_, doc_, ...)         \
-	static PyType_Slot var##_slots[] = {                            \
-		{ Py_tp_doc, (void *)(doc_) },                          \
-		__VA_ARGS__                                             \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec var##_spec = {                               \
-		.name = pyname,                                         \
-		.basicsize = sizeof(st),                                \
+#define PV_TYPE_SPEC_FLAGS(var, pyname, st, flags_, doc_, ...)              \
+	static PyType_Slot var##_slots[] = { { Py_tp_doc, (void *)(doc_) }, \
+					     __VA_ARGS__{ 0, NULL } };      \
+	static PyType_Spec var##_spec = {                                   \
+		.name = pyname,                                             \
+		.basicsize = sizeof(st),                                    \
 		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | flags_, \
-		.slots = var##_slots,                                   \
+		.slots = var##_slots,                                       \
 	}
-#define PV_TYPE_SPEC(var, pyname, st, doc_, ...)                        \
+#define PV_TYPE_SPEC(var, pyname, st, doc_, ...) \
 	PV_TYPE_SPEC_FLAGS(var, pyname, st, 0, doc_, __VA_ARGS__)
 /* The same for a type with Py_TPFLAGS_HAVE_GC (give its GC slots). */
-#define PV_GC_TYPE_SPEC(var, pyname, st, doc_, ...)                     \
-	PV_TYPE_SPEC_FLAGS(var, pyname, st, Py_TPFLAGS_HAVE_GC, doc_,   \
+#define PV_GC_TYPE_SPEC(var, pyname, st, doc_, ...)                   \
+	PV_TYPE_SPEC_FLAGS(var, pyname, st, Py_TPFLAGS_HAVE_GC, doc_, \
 			   __VA_ARGS__)
 /* The same for a plain-data type (no PyObject members) whose attributes
  * come from a field table: pv_add_data_type() fills its Py_tp_getset. */
-#define PV_DATA_SPEC(var, pyname, st, doc_, ...)                        \
-	PV_TYPE_SPEC(var, pyname, st, doc_, __VA_ARGS__                 \
-		     { Py_tp_getset, NULL },)
+#define PV_DATA_SPEC(var, pyname, st, doc_, ...) \
+	PV_TYPE_SPEC(var, pyname, st, doc_, __VA_ARGS__{ Py_tp_getset, NULL }, )
 /* __init__ of the attribute classes that take no argument (TypeError
  * "X() takes no arguments" otherwise). */
 int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw);
@@ -103,41 +99,40 @@ int pv_field_store(PyObject *self, const struct pv_field *f, PyObject *value);
  * pyverbs-c does not implement yet (TypeError); any object.  Deleting
  * raises AttributeError, unless PV_OSLOT_DEL_NONE (deleting stores None).
  */
-#define PV_OSLOT_DEL_NONE 2	/* del obj.name stores None */
-#define PV_OSLOT_HIDDEN 4	/* held and collected, but no attribute */
+#define PV_OSLOT_DEL_NONE 2 /* del obj.name stores None */
+#define PV_OSLOT_HIDDEN 4   /* held and collected, but no attribute */
 
 struct pv_oslot {
 	const char *name;
-	Py_ssize_t offset;	/* of the PyObject * member */
-	unsigned char flags;	/* PV_FLAG_RO, PV_OSLOT_* */
-	PyTypeObject **type;	/* &pv.PD, ... or NULL */
-	const char *type_err;	/* with type: "pd must be a PD" */
-	int (*check)(PyObject *v);	/* 0, or -1 with an exception set */
-	const char *unimpl;	/* "SRQ": only None is accepted */
+	Py_ssize_t offset;	   /* of the PyObject * member */
+	unsigned char flags;	   /* PV_FLAG_RO, PV_OSLOT_* */
+	PyTypeObject **type;	   /* &pv.PD, ... or NULL */
+	const char *type_err;	   /* with type: "pd must be a PD" */
+	int (*check)(PyObject *v); /* 0, or -1 with an exception set */
+	const char *unimpl;	   /* "SRQ": only None is accepted */
 	const char *doc;
 };
 
 /* The offset of a PyObject * member; any other member fails to compile. */
-#define PV_OSLOT_OFFSET(st, member)                                     \
+#define PV_OSLOT_OFFSET(st, member) \
 	_Generic(((st *)0)->member, PyObject *: offsetof(st, member))
 /* The start of an entry, for the designated initializers of rare cases. */
-#define PV_OSLOT_AT(st, member, pyname)                                 \
+#define PV_OSLOT_AT(st, member, pyname) \
 	.name = (pyname), .offset = PV_OSLOT_OFFSET(st, member)
 /* Any object. */
-#define PV_OSLOT(st, member, pyname, d)                                 \
+#define PV_OSLOT(st, member, pyname, d) \
 	{ PV_OSLOT_AT(st, member, pyname), .doc = (d) }
-#define PV_OSLOT_RO(st, member, pyname, d)                              \
-	{ PV_OSLOT_AT(st, member, pyname), .flags = PV_FLAG_RO,         \
-	  .doc = (d) }
+#define PV_OSLOT_RO(st, member, pyname, d) \
+	{ PV_OSLOT_AT(st, member, pyname), .flags = PV_FLAG_RO, .doc = (d) }
 /* None or an instance of *tp. */
-#define PV_OSLOT_TYPE(st, member, pyname, tp, err, d)                   \
-	{ PV_OSLOT_AT(st, member, pyname), .type = (tp),                \
-	  .type_err = (err), .doc = (d) }
+#define PV_OSLOT_TYPE(st, member, pyname, tp, err, d)                       \
+	{ PV_OSLOT_AT(st, member, pyname), .type = (tp), .type_err = (err), \
+	  .doc = (d) }
 /* None or what fn accepts. */
-#define PV_OSLOT_CHECK(st, member, pyname, fn, d)                       \
+#define PV_OSLOT_CHECK(st, member, pyname, fn, d) \
 	{ PV_OSLOT_AT(st, member, pyname), .check = (fn), .doc = (d) }
 /* None only: cls is not implemented yet. */
-#define PV_OSLOT_UNIMPL(st, member, pyname, cls, d)                     \
+#define PV_OSLOT_UNIMPL(st, member, pyname, cls, d) \
 	{ PV_OSLOT_AT(st, member, pyname), .unimpl = (cls), .doc = (d) }
 #define PV_OSLOT_END { NULL }
 
@@ -146,8 +141,7 @@ int pv_oslot_set(PyObject *self, PyObject *value, void *closure);
 /* Check value for slot s (None passes).  Returns 0 or -1. */
 int pv_oslot_check(const struct pv_oslot *s, PyObject *value);
 /* The setter of slot s: refuse deletion, check, store.  Returns 0 or -1. */
-int pv_oslot_store(PyObject *self, const struct pv_oslot *s,
-		   PyObject *value);
+int pv_oslot_store(PyObject *self, const struct pv_oslot *s, PyObject *value);
 /* Store None in every slot of the table (a constructor's defaults). */
 void pv_oslots_reset(PyObject *self, const struct pv_oslot *slots);
 /* Visit / clear the slots of the table (not the type: the caller's). */
@@ -161,26 +155,27 @@ void pv_oslots_clear(PyObject *self, const struct pv_oslot *slots);
  * prefix_traverse, prefix_clear and prefix_dealloc; list PV_OSLOTS_GC_SLOTS
  * (prefix) in the type's slots.
  */
-#define PV_OSLOTS_GC(prefix, table)                                     \
-	static int prefix##_traverse(PyObject *o, visitproc visit,      \
-				     void *arg)                         \
-	{                                                               \
-		Py_VISIT(Py_TYPE(o));                                   \
-		return pv_oslots_traverse(o, table, visit, arg);        \
-	}                                                               \
-	static int prefix##_clear(PyObject *o)                          \
-	{                                                               \
-		pv_oslots_clear(o, table);                              \
-		return 0;                                               \
-	}                                                               \
-	static void prefix##_dealloc(PyObject *o)                       \
-	{                                                               \
-		pv_oslots_dealloc(o, table);                            \
+#define PV_OSLOTS_GC(prefix, table)                                           \
+	static int prefix##_traverse(PyObject *o, visitproc visit, void *arg) \
+	{                                                                     \
+		Py_VISIT(Py_TYPE(o));                                         \
+		return pv_oslots_traverse(o, table, visit, arg);              \
+	}                                                                     \
+	static int prefix##_clear(PyObject *o)                                \
+	{                                                                     \
+		pv_oslots_clear(o, table);                                    \
+		return 0;                                                     \
+	}                                                                     \
+	static void prefix##_dealloc(PyObject *o)                             \
+	{                                                                     \
+		pv_oslots_dealloc(o, table);                                  \
 	}
-#define PV_OSLOTS_GC_SLOTS(prefix)                                      \
-	{ Py_tp_traverse, prefix##_traverse },                          \
-	{ Py_tp_clear, prefix##_clear },                                \
-	{ Py_tp_dealloc, prefix##_dealloc }
+#define PV_OSLOTS_GC_SLOTS(prefix)               \
+	{ Py_tp_traverse, prefix##_traverse },   \
+		{ Py_tp_clear, prefix##_clear }, \
+	{                                        \
+		Py_tp_dealloc, prefix##_dealloc  \
+	}
 void pv_oslots_dealloc(PyObject *self, const struct pv_oslot *slots);
 
 /*
@@ -264,13 +259,13 @@ int pv_conv_u8(PyObject *v, void *out);
 int pv_conv_u16(PyObject *v, void *out);
 int pv_conv_u32(PyObject *v, void *out);
 int pv_conv_u64(PyObject *v, void *out);
-int pv_conv_int(PyObject *v, void *out);	/* C int, any sign */
-int pv_conv_uint(PyObject *v, void *out);	/* C int, >= 0 */
+int pv_conv_int(PyObject *v, void *out);  /* C int, any sign */
+int pv_conv_uint(PyObject *v, void *out); /* C int, >= 0 */
 /* Parse the one argument of fname(kwname), a uint32_t, into out: 0, or
  * -1 with the exception (qpex.c). */
 int pv_u32_arg(PyObject *args, PyObject *kw, const char *fname,
 	       const char *kwname, uint32_t *out);
-int pv_conv_size(PyObject *v, void *out);	/* size_t */
+int pv_conv_size(PyObject *v, void *out); /* size_t */
 
 /* Small helpers of attribute setters and slots. */
 /* Refuse "del obj.name" (v is NULL): AttributeError, -1. */

@@ -27,7 +27,7 @@
 struct pv_flow_attr {
 	PyObject_HEAD
 	struct ibv_flow_attr attr;
-	PyObject *specs;	/* list, set by __init__ */
+	PyObject *specs; /* list, set by __init__ */
 };
 
 static const struct pv_field fa_fields[] = {
@@ -52,7 +52,7 @@ static int fa_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	/* the keywords, in fa_fields order ("flow_type" sets type) */
 	static char *kwlist[] = { "num_of_specs", "flow_type", "priority",
-				  "port", "flags", NULL };
+				  "port",	  "flags",     NULL };
 	struct pv_flow_attr *self = (struct pv_flow_attr *)obj;
 	PyObject *vals[5] = { NULL };
 	struct ibv_flow_attr save = self->attr;
@@ -60,8 +60,8 @@ static int fa_init(PyObject *obj, PyObject *args, PyObject *kw)
 	int i;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO:FlowAttr", kwlist,
-					 &vals[0], &vals[1], &vals[2],
-					 &vals[3], &vals[4]))
+					 &vals[0], &vals[1], &vals[2], &vals[3],
+					 &vals[4]))
 		return -1;
 	memset(&self->attr, 0, sizeof(self->attr));
 	self->attr.type = IBV_FLOW_ATTR_NORMAL;
@@ -92,7 +92,7 @@ static PyType_Slot fa_slots[] = {
 		     "length when the Flow is created)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, fa_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	PV_OSLOTS_GC_SLOTS(fa),
 	{ 0, NULL }
 };
@@ -113,7 +113,7 @@ int pv_flow_destroy(struct pv_obj *o)
 
 	if (!self->flow)
 		return 0;
-	rc = ibv_destroy_flow(self->flow);	/* returns errno */
+	rc = ibv_destroy_flow(self->flow); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_flow", "Failed to destroy Flow");
 		return -1;
@@ -136,8 +136,8 @@ static struct ibv_flow_attr *flow_attr_pack(struct pv_flow_attr *fa)
 
 	if (n != fa->attr.num_of_specs) {
 		pv_raise_user("The number of appended specs (%zd) is not equal "
-			      "to the number of declared specs (%u)", n,
-			      (unsigned int)fa->attr.num_of_specs);
+			      "to the number of declared specs (%u)",
+			      n, (unsigned int)fa->attr.num_of_specs);
 		return NULL;
 	}
 	/* No Python code runs below: the list cannot change under us. */
@@ -175,8 +175,8 @@ static int flow_init(PyObject *obj, PyObject *args, PyObject *kw)
 	PyObject *qpo, *fao;
 	struct pv_qp *qp;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!:Flow", kwlist,
-					 pv.QP, &qpo, pv.FlowAttr, &fao))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!:Flow", kwlist, pv.QP,
+					 &qpo, pv.FlowAttr, &fao))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Flow is already initialised");
@@ -189,7 +189,7 @@ static int flow_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!attr)
 		return -1;
 	pv_obj_setup(&self->obj, pv_flow_destroy);
-	self->flow = ibv_create_flow(qp->qp, attr);	/* NULL, errno */
+	self->flow = ibv_create_flow(qp->qp, attr); /* NULL, errno */
 	if (!self->flow)
 		pv_raise_errno("ibv_create_flow", "Flow creation failed");
 	PyMem_Free(attr);
@@ -240,8 +240,9 @@ static int fact_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { NULL };
 
-	return PyArg_ParseTupleAndKeywords(args, kw, ":FlowAction",
-					   kwlist) ? 0 : -1;
+	return PyArg_ParseTupleAndKeywords(args, kw, ":FlowAction", kwlist) ?
+		       0 :
+		       -1;
 }
 
 static PyType_Slot fact_slots[] = {

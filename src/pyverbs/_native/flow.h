@@ -17,7 +17,7 @@ int pv_flow_destroy(struct pv_obj *o);
 /* flow.c: the base of the providers' flow actions */
 struct pv_flow_action {
 	PyObject_HEAD
-	struct ibv_flow_action *action;	/* NULL in the base class */
+	struct ibv_flow_action *action; /* NULL in the base class */
 };
 
 #endif /* PV_FLOW_H */

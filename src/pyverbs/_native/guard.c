@@ -37,17 +37,19 @@
 
 /* The data path, per type: methods and attributes left unguarded. */
 static const struct {
-	const char *type;	/* the spec's name */
-	const char *members;	/* space-separated, with spaces around */
+	const char *type;    /* the spec's name */
+	const char *members; /* space-separated, with spaces around */
 } direct[] = {
 	{ "pyverbs.cq.CQ", " poll req_notify " },
-	{ "pyverbs.cq.CQEX", " start_poll poll_next end_poll req_notify "
+	{ "pyverbs.cq.CQEX",
+	  " start_poll poll_next end_poll req_notify "
 	  "read_opcode read_vendor_err read_byte_len read_imm_data "
 	  "read_qp_num read_src_qp read_wc_flags read_slid read_sl "
 	  "read_dlid_path_bits read_timestamp read_cvlan read_flow_tag "
 	  "read_tm_info read_completion_wallclock_ns status wr_id " },
 	{ "pyverbs.qp.QP", " post_send post_recv " },
-	{ "pyverbs.qp.QPEx", " post_send post_recv wr_start wr_complete "
+	{ "pyverbs.qp.QPEx",
+	  " post_send post_recv wr_start wr_complete "
 	  "wr_abort wr_send wr_send_imm wr_send_inv wr_rdma_read "
 	  "wr_rdma_write wr_rdma_write_imm wr_atomic_cmp_swp "
 	  "wr_atomic_fetch_add wr_local_inv wr_set_ud_addr wr_set_xrc_srqn "
@@ -88,7 +90,7 @@ static int is_direct(const char *type, const char *name)
 
 /* ---- the uses of one call ---- */
 
-#define GUARD_USES 8	/* self and the first 7 handle arguments */
+#define GUARD_USES 8 /* self and the first 7 handle arguments */
 
 struct guard_uses {
 	struct pv_use u[GUARD_USES];
@@ -136,9 +138,9 @@ static void uses_end(struct guard_uses *g)
 /* ---- methods ---- */
 
 struct guard_meth {
-	PyCFunction meth;	/* the original */
-	int flags;		/* its calling convention */
-	const char *type;	/* short type name, for messages */
+	PyCFunction meth; /* the original */
+	int flags;	  /* its calling convention */
+	const char *type; /* short type name, for messages */
 	const char *name;
 };
 
@@ -153,35 +155,37 @@ static PyObject *call_orig(const struct guard_meth *g, PyObject *self,
 	switch (g->flags & (METH_VARARGS | METH_FASTCALL | METH_NOARGS |
 			    METH_O | METH_KEYWORDS)) {
 	case METH_FASTCALL | METH_KEYWORDS:
-		return ((_PyCFunctionFastWithKeywords)(void (*)(void))g->meth)(
-			self, args, nargs, kwnames);
+		return ((_PyCFunctionFastWithKeywords)(void (*)(
+			void))g->meth)(self, args, nargs, kwnames);
 	case METH_NOARGS:
 		if (nargs || nkw)
 			return PyErr_Format(PyExc_TypeError,
 					    "%s.%s() takes no arguments "
-					    "(%zd given)", g->type, g->name,
-					    nargs + nkw);
+					    "(%zd given)",
+					    g->type, g->name, nargs + nkw);
 		return g->meth(self, NULL);
 	case METH_O:
 		if (nargs != 1 || nkw)
 			return PyErr_Format(PyExc_TypeError,
 					    "%s.%s() takes exactly one "
-					    "argument (%zd given)", g->type,
-					    g->name, nargs + nkw);
+					    "argument (%zd given)",
+					    g->type, g->name, nargs + nkw);
 		return g->meth(self, args[0]);
 	case METH_FASTCALL:
 		if (nkw)
 			return PyErr_Format(PyExc_TypeError,
 					    "%s.%s() takes no keyword "
-					    "arguments", g->type, g->name);
+					    "arguments",
+					    g->type, g->name);
 		return ((_PyCFunctionFast)(void (*)(void))g->meth)(self, args,
-								     nargs);
+								   nargs);
 	case METH_VARARGS:
 	case METH_VARARGS | METH_KEYWORDS:
 		if (nkw && !(g->flags & METH_KEYWORDS))
 			return PyErr_Format(PyExc_TypeError,
 					    "%s.%s() takes no keyword "
-					    "arguments", g->type, g->name);
+					    "arguments",
+					    g->type, g->name);
 		tuple = PyTuple_New(nargs);
 		if (!tuple)
 			return NULL;
@@ -200,8 +204,8 @@ static PyObject *call_orig(const struct guard_meth *g, PyObject *self,
 			}
 		}
 		if (g->flags & METH_KEYWORDS)
-			r = ((PyCFunctionWithKeywords)(void (*)(void))g->meth)(
-				self, tuple, dict);
+			r = ((PyCFunctionWithKeywords)(void (*)(
+				void))g->meth)(self, tuple, dict);
 		else
 			r = g->meth(self, tuple);
 		Py_DECREF(tuple);
@@ -255,7 +259,8 @@ static int guarded_init(const struct guard_init *g, PyObject *self,
 	if (o->init_opened) {
 		pv_raise_user("%s is already initialised: an object that was "
 			      "opened cannot be initialised again, even once "
-			      "closed", g->type);
+			      "closed",
+			      g->type);
 		return -1;
 	}
 	uses_tuple_begin(&uses, self, args, kw);
@@ -270,6 +275,7 @@ static int guarded_init(const struct guard_init *g, PyObject *self,
 
 /* ---- the trampolines: one per slot of meths[] and inits[] ---- */
 
+/* clang-format off */
 #define TM(i)                                                            \
 	static PyObject *tm_##i(PyObject *s, PyObject *const *a,         \
 				Py_ssize_t n, PyObject *k)               \
@@ -302,6 +308,7 @@ static const PyCFunction tm_table[GUARD_METHODS] = {
 static const initproc ti_table[GUARD_INITS] = {
 	X100(PI, 10) X100(PI, 11)
 };
+/* clang-format on */
 
 /* ---- getters and setters ---- */
 
@@ -365,7 +372,8 @@ static PyMethodDef *guard_methods(const PyType_Spec *spec, PyMethodDef *m)
 		    is_direct(spec->name, m[i].ml_name))
 			continue;
 		if (nmeths == GUARD_METHODS) {
-			PyErr_SetString(PyExc_ImportError, "pyverbs: more "
+			PyErr_SetString(PyExc_ImportError,
+					"pyverbs: more "
 					"methods than guard.c's trampolines");
 			PyMem_Free(out);
 			return NULL;
@@ -417,12 +425,11 @@ int pv_guard_spec(PyType_Spec *spec, PyTypeObject *base)
 	PyType_Slot *s;
 	int i;
 
-	if (!base || !pv.PyverbsCM ||
-	    !PyType_IsSubtype(base, pv.PyverbsCM))
-		return 0;	/* not a handle type */
+	if (!base || !pv.PyverbsCM || !PyType_IsSubtype(base, pv.PyverbsCM))
+		return 0; /* not a handle type */
 	for (i = 0; i < ndone; i++)
 		if (done[i] == spec)
-			return 0;	/* a spec made into two types */
+			return 0; /* a spec made into two types */
 	if (ndone == GUARD_INITS) {
 		PyErr_SetString(PyExc_ImportError,
 				"pyverbs: more handle types than guard.c "

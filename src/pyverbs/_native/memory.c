@@ -23,7 +23,7 @@
  * A write into a valid address that Python itself owns cannot be told from
  * a legitimate one; these functions are for memory the caller allocated.
  */
-#include "memory.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "memory.h" /* first: Python.h sets _GNU_SOURCE */
 #include "errors.h"
 #include "field.h"
 
@@ -110,15 +110,15 @@ static int mem_copy(void *buf, uint64_t addr, size_t len, int to_addr)
 		goto fail;
 	}
 	/* Our own memory needs no ptrace permission. */
-	n = to_addr ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
-		    : process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	n = to_addr ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0) :
+		      process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
 		if (!mem_copy_pipe(buf, addr, len, to_addr))
 			return 0;
 	} else if (n >= 0) {
-		errno = EFAULT;	/* partial: the range ends in a hole */
+		errno = EFAULT; /* partial: the range ends in a hole */
 	}
 fail:
 	pv_raise_user("Cannot %s %zu bytes at address %s: %s",
@@ -180,8 +180,10 @@ static int mem_lookup(uint64_t addr, int kind, size_t *len, const char *fn)
 		PyErr_Clear();
 		pv_raise_user("%s(): %s is not an address that "
 			      "pyverbs.mem_alloc.%s() returned (or it was "
-			      "released already)", fn, mem_addr(a, addr),
-			      kind == MEM_MAP ? "mmap" : "malloc/posix_memalign");
+			      "released already)",
+			      fn, mem_addr(a, addr),
+			      kind == MEM_MAP ? "mmap" :
+						"malloc/posix_memalign");
 		return 0;
 	}
 	*len = (size_t)n;
@@ -237,8 +239,7 @@ static PyObject *mem_malloc(PyObject *m, PyObject *args, PyObject *kw)
 	return PyLong_FromVoidPtr(p);
 }
 
-static PyObject *mem_posix_memalign(PyObject *m, PyObject *args,
-				    PyObject *kw)
+static PyObject *mem_posix_memalign(PyObject *m, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "size", "alignment", NULL };
 	size_t size, align = 8;
@@ -255,7 +256,7 @@ static PyObject *mem_posix_memalign(PyObject *m, PyObject *args,
 				    "multiple of %zu, not %zu",
 				    sizeof(void *), align);
 	rc = posix_memalign(&p, align, size ? size : 1);
-	if (rc)		/* an errno value; errno is not set */
+	if (rc) /* an errno value; errno is not set */
 		return PyErr_Format(PyExc_MemoryError,
 				    "Failed to allocate memory (%s)",
 				    strerror(rc));
@@ -277,7 +278,7 @@ static PyObject *mem_free(PyObject *m, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:free", kwlist,
 					 pv_conv_u64, &addr))
 		return NULL;
-	if (!addr)		/* free(NULL) */
+	if (!addr) /* free(NULL) */
 		Py_RETURN_NONE;
 	rc = mem_lookup(addr, MEM_HEAP, &len, "free");
 	if (rc <= 0 || mem_forget(addr))
@@ -288,20 +289,19 @@ static PyObject *mem_free(PyObject *m, PyObject *args, PyObject *kw)
 
 static PyObject *mem_mmap(PyObject *m, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "addr", "length", "prot", "flags", "fd",
-				  "offset", NULL };
+	static char *kwlist[] = { "addr", "length", "prot", "flags",
+				  "fd",	  "offset", NULL };
 	uint64_t addr = 0, offset = 0;
 	size_t length = 100;
 	int prot = PROT_READ | PROT_WRITE;
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS, fd = 0, err;
 	void *p;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&O&O&O&:mmap",
-					 kwlist, pv_conv_u64, &addr,
-					 pv_conv_size, &length, pv_conv_int,
-					 &prot, pv_conv_int, &flags,
-					 pv_conv_int, &fd, pv_conv_u64,
-					 &offset))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&O&O&O&:mmap", kwlist,
+					 pv_conv_u64, &addr, pv_conv_size,
+					 &length, pv_conv_int, &prot,
+					 pv_conv_int, &flags, pv_conv_int, &fd,
+					 pv_conv_u64, &offset))
 		return NULL;
 	if (offset > INT64_MAX)
 		return PyErr_Format(PyExc_OverflowError,
@@ -394,7 +394,7 @@ static PyObject *mem_write(PyObject *m, PyObject *args, PyObject *kw)
 					 &offset) ||
 	    mem_at(addr, offset, 1, &addr))
 		return NULL;
-	if (PyUnicode_Check(data)) {	/* upstream encodes str */
+	if (PyUnicode_Check(data)) { /* upstream encodes str */
 		data = PyUnicode_AsUTF8String(data);
 		if (!data)
 			return NULL;
@@ -428,10 +428,11 @@ static PyObject *mem_read_n(PyObject *args, PyObject *kw, unsigned int size,
 	    mem_at(addr, offset, size, &addr))
 		return NULL;
 	if (size == 4)
-		return pv_read_mem(&v32, addr, 4) ? NULL :
-			PyLong_FromUnsignedLong(v32);
+		return pv_read_mem(&v32, addr, 4) ?
+			       NULL :
+			       PyLong_FromUnsignedLong(v32);
 	return pv_read_mem(&v64, addr, 8) ? NULL :
-		PyLong_FromUnsignedLongLong(v64);
+					    PyLong_FromUnsignedLongLong(v64);
 }
 
 static PyObject *mem_read32(PyObject *m, PyObject *args, PyObject *kw)
@@ -445,8 +446,8 @@ static PyObject *mem_read64(PyObject *m, PyObject *args, PyObject *kw)
 }
 
 /* writebe32/writebe64: val, big endian, at addr + offset * size */
-static PyObject *mem_writebe_n(PyObject *args, PyObject *kw,
-			       unsigned int size, const char *fmt)
+static PyObject *mem_writebe_n(PyObject *args, PyObject *kw, unsigned int size,
+			       const char *fmt)
 {
 	static char *kwlist[] = { "addr", "val", "offset", NULL };
 	uint64_t addr, val, offset = 0;
@@ -455,10 +456,8 @@ static PyObject *mem_writebe_n(PyObject *args, PyObject *kw,
 	uint64_t be64;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u64,
-					 &addr, &valo, pv_conv_u64,
-					 &offset) ||
-	    pv_to_u64(valo, size == 4 ? UINT32_MAX : UINT64_MAX, &val,
-		      "val") ||
+					 &addr, &valo, pv_conv_u64, &offset) ||
+	    pv_to_u64(valo, size == 4 ? UINT32_MAX : UINT64_MAX, &val, "val") ||
 	    mem_at(addr, offset, size, &addr))
 		return NULL;
 	if (size == 4) {
@@ -483,8 +482,8 @@ static PyObject *mem_writebe64(PyObject *m, PyObject *args, PyObject *kw)
 	return mem_writebe_n(args, kw, 8, "O&O|O&:writebe64");
 }
 
-#define MEM_FN(name, sig, doc)                                          \
-	{ #name, (PyCFunction)(void (*)(void))mem_##name,               \
+#define MEM_FN(name, sig, doc)                            \
+	{ #name, (PyCFunction)(void (*)(void))mem_##name, \
 	  METH_VARARGS | METH_KEYWORDS, #name sig "\n--\n\n" doc }
 
 static PyMethodDef mem_functions[] = {
@@ -499,7 +498,8 @@ static PyMethodDef mem_functions[] = {
 	       "Release a block of malloc() or posix_memalign().  Any other "
 	       "address, or a block released already, raises "
 	       "PyverbsUserError; 0 does nothing."),
-	MEM_FN(mmap, "(addr=0, length=100, prot=PROT_READ_|"
+	MEM_FN(mmap,
+	       "(addr=0, length=100, prot=PROT_READ_|"
 	       "PROT_WRITE_, flags=MAP_PRIVATE_|MAP_ANONYMOUS_, fd=0, "
 	       "offset=0)",
 	       "mmap(2); return the address of the mapping.  MAP_FIXED_ "
@@ -615,8 +615,7 @@ static PyObject *dma_mmio_write_be(PyObject *args, PyObject *kw,
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u64,
 					 &addr, &valo) ||
-	    pv_to_u64(valo, size == 4 ? UINT32_MAX : UINT64_MAX, &val,
-		      "val"))
+	    pv_to_u64(valo, size == 4 ? UINT32_MAX : UINT64_MAX, &val, "val"))
 		return NULL;
 	if (addr % size)
 		return PyErr_Format(PyExc_ValueError,
@@ -626,8 +625,8 @@ static PyObject *dma_mmio_write_be(PyObject *args, PyObject *kw,
 		return NULL;
 	if (!rc)
 		return pv_raise_user("Cannot write %u bytes at address %s: "
-				     "not in a writable mapping", size,
-				     mem_addr(a, addr));
+				     "not in a writable mapping",
+				     size, mem_addr(a, addr));
 	/* a single store of the whole width, as a device register wants */
 	if (size == 4)
 		*(volatile uint32_t *)(uintptr_t)addr = htobe32((uint32_t)val);
@@ -678,11 +677,11 @@ static const struct {
 	const char *name;
 	long value;
 } mem_mman[] = {
-	MMAN(PROT_EXEC), MMAN(PROT_READ), MMAN(PROT_WRITE), MMAN(PROT_NONE),
-	MMAN(MAP_PRIVATE), MMAN(MAP_SHARED), MMAN(MAP_FIXED),
-	MMAN(MAP_ANONYMOUS), MMAN(MAP_STACK), MMAN(MAP_LOCKED),
-	MMAN(MAP_HUGETLB), MMAN(MAP_POPULATE), MMAN(MAP_NORESERVE),
-	MMAN(MAP_GROWSDOWN),
+	MMAN(PROT_EXEC),     MMAN(PROT_READ),	  MMAN(PROT_WRITE),
+	MMAN(PROT_NONE),     MMAN(MAP_PRIVATE),	  MMAN(MAP_SHARED),
+	MMAN(MAP_FIXED),     MMAN(MAP_ANONYMOUS), MMAN(MAP_STACK),
+	MMAN(MAP_LOCKED),    MMAN(MAP_HUGETLB),	  MMAN(MAP_POPULATE),
+	MMAN(MAP_NORESERVE), MMAN(MAP_GROWSDOWN),
 };
 
 /*

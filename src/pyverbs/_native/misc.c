@@ -11,15 +11,16 @@
 
 #include <errno.h>
 
-PyDoc_STRVAR(misc_fork_init_doc,
-"_fork_init($module, /)\n--\n\n"
-"ibv_fork_init(): make registered memory safe across fork().\n"
-"Raises PyverbsRDMAError if libibverbs refuses (e.g. after resources\n"
-"were already created).");
+PyDoc_STRVAR(
+	misc_fork_init_doc,
+	"_fork_init($module, /)\n--\n\n"
+	"ibv_fork_init(): make registered memory safe across fork().\n"
+	"Raises PyverbsRDMAError if libibverbs refuses (e.g. after resources\n"
+	"were already created).");
 
 static PyObject *misc_fork_init(PyObject *m, PyObject *unused)
 {
-	int rc = ibv_fork_init();	/* returns 0 or an errno */
+	int rc = ibv_fork_init(); /* returns 0 or an errno */
 
 	if (rc)
 		return pv_raise_rc(rc, "ibv_fork_init",
@@ -27,10 +28,11 @@ static PyObject *misc_fork_init(PyObject *m, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(misc_is_fork_initialized_doc,
-"_is_fork_initialized($module, /)\n--\n\n"
-"ibv_is_fork_initialized(): IBV_FORK_DISABLED (0), IBV_FORK_ENABLED (1)\n"
-"or IBV_FORK_UNNEEDED (2, the kernel makes fork safe by itself).");
+PyDoc_STRVAR(
+	misc_is_fork_initialized_doc,
+	"_is_fork_initialized($module, /)\n--\n\n"
+	"ibv_is_fork_initialized(): IBV_FORK_DISABLED (0), IBV_FORK_ENABLED (1)\n"
+	"or IBV_FORK_UNNEEDED (2, the kernel makes fork safe by itself).");
 
 static PyObject *misc_is_fork_initialized(PyObject *m, PyObject *unused)
 {
@@ -38,8 +40,8 @@ static PyObject *misc_is_fork_initialized(PyObject *m, PyObject *unused)
 }
 
 PyDoc_STRVAR(misc_errno_doc,
-"_errno($module, /)\n--\n\n"
-"The C errno of the calling thread, as the last C call left it.");
+	     "_errno($module, /)\n--\n\n"
+	     "The C errno of the calling thread, as the last C call left it.");
 
 static PyObject *misc_errno(PyObject *m, PyObject *unused)
 {

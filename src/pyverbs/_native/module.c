@@ -69,7 +69,7 @@ static int verbs_exec(PyObject *m)
 	if (initialised) {
 		PyErr_SetString(PyExc_ImportError,
 				PV_MODULE " cannot be initialised twice in "
-				"one process");
+					  "one process");
 		return -1;
 	}
 	for (i = 0; i < sizeof(inits) / sizeof(inits[0]); i++)
@@ -87,13 +87,11 @@ static int verbs_exec(PyObject *m)
  * Py_MOD_GIL_NOT_USED needs those made atomic or guarded by per-object
  * critical sections first, and a free-threaded interpreter to test on.
  */
-static PyModuleDef_Slot verbs_slots[] = {
-	{ Py_mod_exec, verbs_exec },
+static PyModuleDef_Slot verbs_slots[] = { { Py_mod_exec, verbs_exec },
 #ifdef Py_mod_gil
-	{ Py_mod_gil, Py_MOD_GIL_USED },
+					  { Py_mod_gil, Py_MOD_GIL_USED },
 #endif
-	{ 0, NULL }
-};
+					  { 0, NULL } };
 
 static struct PyModuleDef verbs_module = {
 	PyModuleDef_HEAD_INIT,

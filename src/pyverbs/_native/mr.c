@@ -38,7 +38,7 @@
 static void mr_release_memory(struct pv_mr *self)
 {
 	if (self->exports)
-		return;	/* the last view's release comes back here */
+		return; /* the last view's release comes back here */
 	if (self->own_buf) {
 		if (self->own_mmap)
 			munmap(self->own_buf, self->own_len);
@@ -64,7 +64,7 @@ int pv_mr_destroy(struct pv_obj *o)
 		ibv_unimport_mr(self->mr);
 #endif
 	} else {
-		rc = ibv_dereg_mr(self->mr);	/* returns errno */
+		rc = ibv_dereg_mr(self->mr); /* returns errno */
 		if (rc) {
 			pv_raise_rc(rc, "ibv_dereg_mr", "Failed to dereg MR");
 			return -1;
@@ -82,7 +82,8 @@ static int mr_alloc(struct pv_mr *self, size_t length, int huge)
 	void *p;
 
 	if (huge) {
-		size_t len = (length + HUGE_PAGE_SIZE - 1) & ~(HUGE_PAGE_SIZE - 1);
+		size_t len = (length + HUGE_PAGE_SIZE - 1) &
+			     ~(HUGE_PAGE_SIZE - 1);
 
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
@@ -108,8 +109,9 @@ static int mr_alloc(struct pv_mr *self, size_t length, int huge)
 }
 
 /* what lets the device write an MR's memory */
-#define MR_WRITE_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-			 IBV_ACCESS_REMOTE_ATOMIC)
+#define MR_WRITE_ACCESS                                     \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	 IBV_ACCESS_REMOTE_ATOMIC)
 
 /* MR(pd, handle=h): ibv_import_mr().  0 or -1. */
 static int mr_import(struct pv_mr *self, struct pv_pd *pd, PyObject *handle)
@@ -152,8 +154,9 @@ static int mr_user_memory(struct pv_mr *self, PyObject *address,
 		self->buf = (void *)(uintptr_t)a;
 		return 0;
 	}
-	if (PyObject_GetBuffer(address, &self->user, PyBUF_WRITABLE |
-			       PyBUF_ND | PyBUF_C_CONTIGUOUS) < 0) {
+	if (PyObject_GetBuffer(address, &self->user,
+			       PyBUF_WRITABLE | PyBUF_ND | PyBUF_C_CONTIGUOUS) <
+	    0) {
 		PyErr_Clear();
 		if (access & MR_WRITE_ACCESS ||
 		    PyObject_GetBuffer(address, &self->user,
@@ -195,7 +198,8 @@ static int mr_register(struct pv_mr *self, struct pv_pd *pd, size_t length,
 	if (!self->mr) {
 		pv_raise_errno("ibv_reg_mr",
 			       "Failed to register a MR. length: %zu, access "
-			       "flags: %u", length, access);
+			       "flags: %u",
+			       length, access);
 		return -1;
 	}
 	self->length = length;
@@ -222,7 +226,7 @@ static struct pv_pd *mr_creator(PyObject *creator)
 
 static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "creator", "length", "access", "address",
+	static char *kwlist[] = { "creator",  "length", "access", "address",
 				  "implicit", "handle", NULL };
 	struct pv_mr *self = (struct pv_mr *)obj;
 	PyObject *creator, *address = Py_None, *handle = Py_None;
@@ -305,12 +309,12 @@ static inline Py_ssize_t mr_index(PyObject *v)
 	uint64_t x;
 
 	if (pv_long_small(v, &x))
-		return (Py_ssize_t)x;	/* < 2**60 */
+		return (Py_ssize_t)x; /* < 2**60 */
 	return PyNumber_AsSsize_t(v, PyExc_OverflowError);
 }
 
-static PyObject *mr_read(PyObject *obj, PyObject *const *args,
-			 Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *mr_read(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+			 PyObject *kwnames)
 {
 	static const char *const names[] = { "length", "offset" };
 	struct pv_mr *self = (struct pv_mr *)obj;
@@ -325,8 +329,10 @@ static PyObject *mr_read(PyObject *obj, PyObject *const *args,
 		vals[i] = args[i];
 	for (i = 0; i < nkw; i++) {
 		const char *k = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
-		int j = !k ? -1 : !strcmp(k, names[0]) ? 0 :
-				  !strcmp(k, names[1]) ? 1 : -1;
+		int j = !k		     ? -1 :
+			!strcmp(k, names[0]) ? 0 :
+			!strcmp(k, names[1]) ? 1 :
+					       -1;
 
 		if (j < 0 || vals[j])
 			goto usage;
@@ -399,8 +405,8 @@ static PyObject *mr_write(PyObject *obj, PyObject *const *args,
 		goto out;
 	}
 	if (length > n) {
-		pv_raise_user("length %zd exceeds the data's %zd bytes",
-			      length, n);
+		pv_raise_user("length %zd exceeds the data's %zd bytes", length,
+			      n);
 		goto out;
 	}
 	memmove(mem + offset, src, length);
@@ -441,8 +447,8 @@ static PyObject *mr_sge(PyObject *obj, PyObject *args, PyObject *kw)
 
 static PyObject *mr_rereg(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "flags", "pd", "addr", "length", "access",
-				  NULL };
+	static char *kwlist[] = { "flags",  "pd",     "addr",
+				  "length", "access", NULL };
 	struct pv_mr *self = (struct pv_mr *)obj;
 	PyObject *pdobj = Py_None;
 	struct pv_pd *pd = NULL;
@@ -465,8 +471,9 @@ static PyObject *mr_rereg(PyObject *obj, PyObject *args, PyObject *kw)
 		if (!pd)
 			return NULL;
 		if (!pv_obj_descends_from(&pd->obj,
-					  pv_obj_parent(pv_obj_parent(
-						&self->obj, 0), 0)))
+					  pv_obj_parent(pv_obj_parent(&self->obj,
+								      0),
+							0)))
 			return pv_raise_user("The new PD belongs to another "
 					     "Context");
 	}
@@ -513,13 +520,13 @@ static PyObject *mr_get_buf(PyObject *obj, void *closure)
 		self->obj.closed ? 0 : (uintptr_t)self->buf);
 }
 
-#define MR_KEY_GETTER(field, expr)                                      \
-	static PyObject *mr_get_##field(PyObject *obj, void *closure)   \
-	{                                                               \
-		struct pv_mr *self = (struct pv_mr *)obj;               \
-		if (pv_check_open(&self->obj))                          \
-			return NULL;                                    \
-		return PyLong_FromUnsignedLongLong(expr);               \
+#define MR_KEY_GETTER(field, expr)                                    \
+	static PyObject *mr_get_##field(PyObject *obj, void *closure) \
+	{                                                             \
+		struct pv_mr *self = (struct pv_mr *)obj;             \
+		if (pv_check_open(&self->obj))                        \
+			return NULL;                                  \
+		return PyLong_FromUnsignedLongLong(expr);             \
 	}
 MR_KEY_GETTER(lkey, self->mr->lkey)
 MR_KEY_GETTER(rkey, self->mr->rkey)

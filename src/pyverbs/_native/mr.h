@@ -10,16 +10,16 @@
 struct pv_mr {
 	struct pv_obj obj;
 	struct ibv_mr *mr;
-	void *buf;		/* start of the registered memory */
+	void *buf; /* start of the registered memory */
 	size_t length;
-	void *own_buf;		/* memory pyverbs allocated, or NULL */
-	size_t own_len;		/* its mapped size */
-	int own_mmap;		/* own_buf came from mmap (huge pages) */
-	Py_buffer user;		/* a caller's buffer we hold, if has_user */
+	void *own_buf;	/* memory pyverbs allocated, or NULL */
+	size_t own_len; /* its mapped size */
+	int own_mmap;	/* own_buf came from mmap (huge pages) */
+	Py_buffer user; /* a caller's buffer we hold, if has_user */
 	int has_user;
-	int readonly;		/* user is a read-only buffer (bytes): the MR
+	int readonly;	    /* user is a read-only buffer (bytes): the MR
 				 * has no write access and write() refuses */
-	Py_ssize_t exports;	/* live memoryviews of our memory */
+	Py_ssize_t exports; /* live memoryviews of our memory */
 	int imported;
 	/* A subtype whose memory is not at buf (DmaBufMR): the CPU address
 	 * of the MR's first byte for read()/write(), or NULL with an

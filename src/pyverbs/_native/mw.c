@@ -26,7 +26,7 @@ static int mw_destroy(struct pv_obj *o)
 
 	if (!self->mw)
 		return 0;
-	rc = ibv_dealloc_mw(self->mw);	/* returns errno */
+	rc = ibv_dealloc_mw(self->mw); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_dealloc_mw", "Failed to dealloc MW");
 		return -1;
@@ -65,7 +65,7 @@ void pv_mw_bound_via(PyObject *mwo, struct pv_obj *qp, PyObject **old)
 	Py_INCREF(prev);
 	if (pv_obj_relink(o, 1, qp)) {
 		PyErr_Clear();
-		Py_DECREF(prev);	/* still linked: not the last reference */
+		Py_DECREF(prev); /* still linked: not the last reference */
 		return;
 	}
 	*old = (PyObject *)prev;
@@ -103,13 +103,13 @@ static int mw_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-#define MW_GETTER(name, expr)                                           \
-	static PyObject *mw_get_##name(PyObject *obj, void *closure)    \
-	{                                                               \
-		struct pv_mw *self = (struct pv_mw *)obj;               \
-		if (pv_check_open(&self->obj))                          \
-			return NULL;                                    \
-		return PyLong_FromUnsignedLong(expr);                   \
+#define MW_GETTER(name, expr)                                        \
+	static PyObject *mw_get_##name(PyObject *obj, void *closure) \
+	{                                                            \
+		struct pv_mw *self = (struct pv_mw *)obj;            \
+		if (pv_check_open(&self->obj))                       \
+			return NULL;                                 \
+		return PyLong_FromUnsignedLong(expr);                \
 	}
 MW_GETTER(rkey, self->mw->rkey)
 MW_GETTER(handle, self->mw->handle)
@@ -157,8 +157,8 @@ static int bi_init(PyObject *obj, PyObject *args, PyObject *kw)
 	uint64_t addr, length;
 	uint32_t access;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&O&:MWBindInfo",
-					 kwlist, &mrobj, pv_conv_u64, &addr,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&O&:MWBindInfo", kwlist,
+					 &mrobj, pv_conv_u64, &addr,
 					 pv_conv_u64, &length, pv_conv_u32,
 					 &access))
 		return -1;
@@ -220,7 +220,7 @@ static PyType_Slot bi_slots[] = {
 		     "The part of an MR a memory window gives access to." },
 	{ Py_tp_init, bi_init },
 	PV_OSLOTS_GC_SLOTS(bi),
-	{ Py_tp_getset, NULL },		/* filled from bi_fields */
+	{ Py_tp_getset, NULL }, /* filled from bi_fields */
 	{ 0, NULL }
 };
 
@@ -256,16 +256,14 @@ static int bind_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 static const struct pv_field bind_fields[] = {
 	PV_FIELD(struct pv_mw_bind, bind.wr_id, "wr_id"),
-	PV_FIELD(struct pv_mw_bind, bind.send_flags, "send_flags"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_mw_bind, bind.send_flags, "send_flags"), PV_FIELD_END
 };
 
 /* The MWBindInfo is held, not shown (upstream has no such attribute). */
-static const struct pv_oslot bind_oslots[] = {
-	{ PV_OSLOT_AT(struct pv_mw_bind, info, "info"),
-	  .flags = PV_OSLOT_HIDDEN },
-	PV_OSLOT_END
-};
+static const struct pv_oslot bind_oslots[] = { { PV_OSLOT_AT(struct pv_mw_bind,
+							     info, "info"),
+						 .flags = PV_OSLOT_HIDDEN },
+					       PV_OSLOT_END };
 
 PV_OSLOTS_GC(bind, bind_oslots)
 
@@ -274,7 +272,7 @@ static PyType_Slot bind_slots[] = {
 		     "A type 1 window bind request for QP.bind_mw()." },
 	{ Py_tp_init, bind_init },
 	PV_OSLOTS_GC_SLOTS(bind),
-	{ Py_tp_getset, NULL },		/* filled from bind_fields */
+	{ Py_tp_getset, NULL }, /* filled from bind_fields */
 	{ 0, NULL }
 };
 
@@ -314,15 +312,15 @@ static PyObject *qp_bind_mw(PyObject *m, PyObject *const *args,
 	/* re-read: the MR may have been closed since the MWBind was made */
 	if (pv_mw_bind_info_get(bind->info, &b.bind_info))
 		return NULL;
-	rc = ibv_bind_mw(qp->qp, mw->mw, &b);	/* returns errno */
+	rc = ibv_bind_mw(qp->qp, mw->mw, &b); /* returns errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_bind_mw", "Failed to bind MW");
 	Py_RETURN_NONE;
 }
 
 static PyMethodDef mw_module_methods[] = {
-	{ "_qp_bind_mw", (PyCFunction)(void (*)(void))qp_bind_mw,
-	  METH_FASTCALL, "_qp_bind_mw(qp, mw, mw_bind)\n--\n\n"
+	{ "_qp_bind_mw", (PyCFunction)(void (*)(void))qp_bind_mw, METH_FASTCALL,
+	  "_qp_bind_mw(qp, mw, mw_bind)\n--\n\n"
 	  "ibv_bind_mw(): bind a type 1 memory window." },
 	{ NULL }
 };

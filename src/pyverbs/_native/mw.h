@@ -14,12 +14,12 @@ struct pv_mw {
 struct pv_mw_bind_info {
 	PyObject_HEAD
 	struct ibv_mw_bind_info info;
-	PyObject *mr;		/* the MR of info.mr, kept alive */
+	PyObject *mr; /* the MR of info.mr, kept alive */
 };
 struct pv_mw_bind {
 	PyObject_HEAD
 	struct ibv_mw_bind bind;
-	PyObject *info;		/* the MWBindInfo */
+	PyObject *info; /* the MWBindInfo */
 };
 /* Copy the bind info out of an MWBindInfo whose MR is still open. */
 int pv_mw_bind_info_get(PyObject *obj, struct ibv_mw_bind_info *out);

@@ -98,7 +98,7 @@ void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy)
 	o->destroy = destroy;
 	list_init(&o->children);
 	o->nparents = 0;
-	free_xparents(o);	/* tp_alloc zeroed it, or a past life's */
+	free_xparents(o); /* tp_alloc zeroed it, or a past life's */
 	o->closed = PV_CLOSED;
 	o->closing = 0;
 	o->busy = 0;
@@ -123,7 +123,7 @@ static Py_tss_t uses_key = Py_tss_NEEDS_INIT;
 #define set_my_uses(u) PyThread_tss_set(&uses_key, (u))
 #define ME ((const void *)PyThreadState_Get())
 
-static PyObject *deferred;	/* list: objects whose finalizer deferred */
+static PyObject *deferred; /* list: objects whose finalizer deferred */
 static int running_deferred;
 
 void pv_use_begin(struct pv_use *u, struct pv_obj *o)
@@ -166,7 +166,7 @@ static int used_by_me(struct pv_obj *o, int skip)
 	return 0;
 }
 
-#define link_of(n) \
+#define link_of(n)                               \
 	((struct pv_parent_link *)((char *)(n) - \
 				   offsetof(struct pv_parent_link, node)))
 
@@ -187,7 +187,7 @@ static void subtree_marks(struct pv_obj *o, int *busy, long *uses)
  * to end its call surely gets it. */
 static void wait_a_moment(void)
 {
-	static const struct timespec ts = { 0, 20000 };	/* 20 us */
+	static const struct timespec ts = { 0, 20000 }; /* 20 us */
 
 	Py_BEGIN_ALLOW_THREADS
 	nanosleep(&ts, NULL);
@@ -242,7 +242,7 @@ static void run_deferred(void)
 			PyErr_WriteUnraisable((PyObject *)o);
 		}
 	}
-	Py_DECREF(todo);	/* may free the closed objects */
+	Py_DECREF(todo); /* may free the closed objects */
 out:
 	PyErr_Restore(et, ev, tb);
 	running_deferred = 0;
@@ -290,8 +290,7 @@ int pv_obj_reserve_parents(struct pv_obj *o, size_t n)
 		PyErr_NoMemory();
 		return -1;
 	}
-	o->xparents = PyMem_Calloc(n - PV_MAX_PARENTS,
-				   sizeof(*o->xparents));
+	o->xparents = PyMem_Calloc(n - PV_MAX_PARENTS, sizeof(*o->xparents));
 	if (!o->xparents) {
 		PyErr_NoMemory();
 		return -1;
@@ -378,7 +377,7 @@ static void unlink_parents(struct pv_obj *o)
 	o->nxparents = 0;
 	for (i = 0; i < n; i++)
 		Py_DECREF(i < PV_MAX_PARENTS ? fixed[i].parent :
-			  x[i - PV_MAX_PARENTS].parent);
+					       x[i - PV_MAX_PARENTS].parent);
 	PyMem_Free(x);
 }
 
@@ -400,7 +399,7 @@ again:
 		Py_DECREF(c);
 		if (rc)
 			return -1;
-		goto again;	/* the list changed */
+		goto again; /* the list changed */
 	}
 	return 0;
 }
@@ -430,19 +429,20 @@ static double now_s(void)
  * wait has lasted CLOSE_WAIT_S.  *since: when the first wait began (0:
  * none yet).
  */
-static int wait_for_other(const char *name, const char *what,
-			  double *since)
+static int wait_for_other(const char *name, const char *what, double *since)
 {
 	if (my_uses) {
 		pv_raise_user("%s cannot be closed: another thread is %s it "
-			      "while this one is using objects", name, what);
+			      "while this one is using objects",
+			      name, what);
 		return -2;
 	}
 	if (!*since) {
 		*since = now_s();
 	} else if (now_s() - *since > CLOSE_WAIT_S) {
 		pv_raise_user("%s cannot be closed: another thread has been %s "
-			      "it for %.0f s", name, what, CLOSE_WAIT_S);
+			      "it for %.0f s",
+			      name, what, CLOSE_WAIT_S);
 		return -2;
 	}
 	wait_a_moment();
@@ -464,13 +464,15 @@ static int close_gate(struct pv_obj *o, int skip, double *since)
 		return wait_for_other(name, "closing", since);
 	if (used_by_me(o, skip)) {
 		pv_raise_user("%s cannot be closed from inside a call that is "
-			      "using it or an object under it", name);
+			      "using it or an object under it",
+			      name);
 		return -2;
 	}
 	subtree_marks(o, &busy, &uses);
 	if (busy) {
 		pv_raise_user("%s cannot be closed: a blocking call is using "
-			      "it or an object under it", name);
+			      "it or an object under it",
+			      name);
 		return -2;
 	}
 	if (uses - skip > 0)
@@ -499,7 +501,7 @@ static int close_checked(struct pv_obj *o, int skip)
 			return 0;
 		}
 		if (o->closed == PV_CLOSING && o->closer == ME)
-			return 0;	/* our own close, re-entered */
+			return 0; /* our own close, re-entered */
 		rc = close_gate(o, skip, &since);
 		if (rc < 0)
 			return rc;
@@ -588,7 +590,7 @@ int pv_obj_clear(struct pv_obj *o)
 			unlink_parents(o);
 	}
 	if (!o->nparents)
-		free_xparents(o);	/* reserved, never used */
+		free_xparents(o); /* reserved, never used */
 	Py_CLEAR(o->dict);
 	return 0;
 }
@@ -620,7 +622,7 @@ void pv_obj_dealloc(PyObject *self)
 	struct pv_obj *o = PV_OBJ(self);
 
 	if (PyObject_CallFinalizerFromDealloc(self) < 0)
-		return;	/* resurrected */
+		return; /* resurrected */
 	PyObject_GC_UnTrack(self);
 	if (o->weakreflist)
 		PyObject_ClearWeakRefs(self);
@@ -676,13 +678,12 @@ static PyGetSetDef pobj_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot pobj_slots[] = {
-	{ Py_tp_doc, "PyverbsObject()\n--\n\n"
-		     "Base class of every pyverbs object." },
-	{ Py_tp_methods, pobj_methods },
-	{ Py_tp_getset, pobj_getset },
-	{ 0, NULL }
-};
+static PyType_Slot pobj_slots[] = { { Py_tp_doc,
+				      "PyverbsObject()\n--\n\n"
+				      "Base class of every pyverbs object." },
+				    { Py_tp_methods, pobj_methods },
+				    { Py_tp_getset, pobj_getset },
+				    { 0, NULL } };
 
 static PyType_Spec pobj_spec = {
 	.name = "pyverbs.base.PyverbsObject",
@@ -756,13 +757,12 @@ static PyGetSetDef cm_getset[] = {
 	{ NULL }
 };
 
-static PyMemberDef cm_members[] = {
-	{ "__weaklistoffset__", T_PYSSIZET,
-	  offsetof(struct pv_obj, weakreflist), READONLY },
-	{ "__dictoffset__", T_PYSSIZET, offsetof(struct pv_obj, dict),
-	  READONLY },
-	{ NULL }
-};
+static PyMemberDef cm_members[] = { { "__weaklistoffset__", T_PYSSIZET,
+				      offsetof(struct pv_obj, weakreflist),
+				      READONLY },
+				    { "__dictoffset__", T_PYSSIZET,
+				      offsetof(struct pv_obj, dict), READONLY },
+				    { NULL } };
 
 static PyType_Slot cm_slots[] = {
 	{ Py_tp_doc, "PyverbsCM()\n--\n\n"
@@ -801,9 +801,10 @@ static PyObject *obj_child_of(PyObject *m, PyObject *args)
 		PyObject *p = PyTuple_GET_ITEM(args, i);
 
 		if (!pv_type_ok(p, pv.PyverbsCM)) {
-			PyErr_Format(PyExc_TypeError, "parent %zd is not a "
-				     "PyverbsCM but %.100s", i,
-				     Py_TYPE(p)->tp_name);
+			PyErr_Format(PyExc_TypeError,
+				     "parent %zd is not a "
+				     "PyverbsCM but %.100s",
+				     i, Py_TYPE(p)->tp_name);
 			return NULL;
 		}
 	}
@@ -818,7 +819,7 @@ static PyObject *obj_child_of(PyObject *m, PyObject *args)
 	pv_obj_opened(o);
 	return (PyObject *)o;
 fail:
-	Py_DECREF(o);	/* never opened: its finalizer drops the links */
+	Py_DECREF(o); /* never opened: its finalizer drops the links */
 	return NULL;
 }
 

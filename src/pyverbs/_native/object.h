@@ -23,9 +23,9 @@ struct pv_list {
 struct pv_obj;
 
 struct pv_parent_link {
-	struct pv_obj *parent;	/* strong reference while linked */
-	struct pv_obj *self;	/* the child owning this link */
-	struct pv_list node;	/* in parent->children */
+	struct pv_obj *parent; /* strong reference while linked */
+	struct pv_obj *self;   /* the child owning this link */
+	struct pv_list node;   /* in parent->children */
 };
 
 /*
@@ -57,22 +57,22 @@ struct pv_obj {
 	pv_destroy_fn destroy;
 	struct pv_list children;
 	struct pv_parent_link parents[PV_MAX_PARENTS];
-	struct pv_parent_link *xparents;	/* links PV_MAX_PARENTS.. */
-	unsigned int nxparents;	/* room in xparents */
-	unsigned int nparents;	/* links in use, both arrays */
+	struct pv_parent_link *xparents; /* links PV_MAX_PARENTS.. */
+	unsigned int nxparents;		 /* room in xparents */
+	unsigned int nparents;		 /* links in use, both arrays */
 	/* PV_CLOSED when close() has completed or the object was never
 	 * opened, PV_CLOSING while close() runs (children, then destroy():
 	 * every method already sees the object closed), 0 when open */
 	unsigned char closed;
-	unsigned char closing;	/* close() cascades through children */
-	unsigned char opened_once;	/* pv_obj_opened() was called */
-	unsigned char init_opened;	/* by __init__: another is refused */
-	unsigned char deferred;	/* in object.c's deferred-close list */
-	int busy;		/* blocking calls running without the GIL */
-	int posting;		/* posts running without the GIL */
-	unsigned char post_hold;	/* close() waits: posts keep the GIL */
-	int uses;		/* calls holding the object in use (pv_use) */
-	const void *closer;	/* the thread running close(), if closing */
+	unsigned char closing;	   /* close() cascades through children */
+	unsigned char opened_once; /* pv_obj_opened() was called */
+	unsigned char init_opened; /* by __init__: another is refused */
+	unsigned char deferred;	   /* in object.c's deferred-close list */
+	int busy;		   /* blocking calls running without the GIL */
+	int posting;		   /* posts running without the GIL */
+	unsigned char post_hold;   /* close() waits: posts keep the GIL */
+	int uses;	    /* calls holding the object in use (pv_use) */
+	const void *closer; /* the thread running close(), if closing */
 };
 
 #define PV_CLOSED 1
@@ -132,8 +132,8 @@ int pv_close_own(struct pv_obj *o);
  * in a use by guard.c; a struct pv_use lives on the caller's C stack.
  */
 struct pv_use {
-	struct pv_use *prev;	/* this thread's previous use */
-	struct pv_obj *o;	/* strong reference */
+	struct pv_use *prev; /* this thread's previous use */
+	struct pv_obj *o;    /* strong reference */
 };
 void pv_use_begin(struct pv_use *u, struct pv_obj *o);
 void pv_use_end(struct pv_use *u);
@@ -173,10 +173,11 @@ static inline void pv_busy_leave(struct pv_obj *o)
  * also holds a QP while a type 2 window bound through it lives, for up to
  * 50 s: a QP closes those windows first, see pv_mw_bound_via().)
  */
-#define PV_WITHOUT_GIL(stmt)                                             \
-	do {                                                             \
-		Py_BEGIN_ALLOW_THREADS stmt;                             \
-		Py_END_ALLOW_THREADS                                     \
+#define PV_WITHOUT_GIL(stmt)           \
+	do {                           \
+		Py_BEGIN_ALLOW_THREADS \
+		stmt;                  \
+		Py_END_ALLOW_THREADS   \
 	} while (0)
 
 /* unimport() of an imported PD, MR, DM...: close o, which releases the
@@ -191,7 +192,8 @@ int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent);
 static inline struct pv_obj *pv_obj_parent(struct pv_obj *o, int i)
 {
 	return i >= 0 && (unsigned int)i < o->nparents ?
-		pv_obj_link_at(o, i)->parent : NULL;
+		       pv_obj_link_at(o, i)->parent :
+		       NULL;
 }
 
 /* The root of o's parents (following parents[0]: the Context of an open
@@ -221,8 +223,11 @@ void pv_obj_dealloc(PyObject *o);
  * the type's slots. */
 int pv_cm_traverse(PyObject *self, visitproc visit, void *arg);
 int pv_cm_clear(PyObject *self);
-#define PV_CM_SLOTS \
-	{ Py_tp_traverse, pv_cm_traverse }, { Py_tp_clear, pv_cm_clear }
+#define PV_CM_SLOTS                         \
+	{ Py_tp_traverse, pv_cm_traverse }, \
+	{                                   \
+		Py_tp_clear, pv_cm_clear    \
+	}
 void pv_obj_finalize(PyObject *o);
 
 #endif /* PV_OBJECT_H */

@@ -39,11 +39,11 @@
 
 struct pv_pd_context {
 	PyObject_HEAD
-	PyObject *pd;		/* PD or None: the callables' first argument */
-	PyObject *alloc;	/* callables */
+	PyObject *pd;	 /* PD or None: the callables' first argument */
+	PyObject *alloc; /* callables */
 	PyObject *free;
 	PyObject *user_data;
-	PyObject *exc;		/* alloc's pending exception; None or NULL */
+	PyObject *exc; /* alloc's pending exception; None or NULL */
 };
 
 static const struct pv_oslot pdc_oslots[] = {
@@ -147,7 +147,7 @@ static void *pdc_alloc(struct ibv_pd *ibpd, void *pd_context, size_t size,
 		       size_t alignment, uint64_t resource_type)
 {
 	struct pv_pd_context *c = pd_context;
-	int saved_errno = errno;	/* the provider's, not Python's */
+	int saved_errno = errno; /* the provider's, not Python's */
 	PyGILState_STATE gil = PyGILState_Ensure();
 	PyObject *t, *v, *tb, *r = NULL;
 	void *ret = NULL;
@@ -158,13 +158,14 @@ static void *pdc_alloc(struct ibv_pd *ibpd, void *pd_context, size_t size,
 		pv_raise_user("The ParentDomainContext has no alloc_func");
 	} else {
 		r = PyObject_CallFunction(c->alloc, "OOKKK",
-			c->pd ? c->pd : Py_None, (PyObject *)c,
-			(unsigned long long)size,
-			(unsigned long long)alignment,
-			(unsigned long long)resource_type);
+					  c->pd ? c->pd : Py_None,
+					  (PyObject *)c,
+					  (unsigned long long)size,
+					  (unsigned long long)alignment,
+					  (unsigned long long)resource_type);
 	}
-	if (r && !pv_to_u64(r, UINTPTR_MAX, &addr,
-			    "the address alloc_func returns"))
+	if (r &&
+	    !pv_to_u64(r, UINTPTR_MAX, &addr, "the address alloc_func returns"))
 		ret = (void *)(uintptr_t)addr;
 	else
 		pdc_store_exc(c);
@@ -187,9 +188,10 @@ static void pdc_free(struct ibv_pd *ibpd, void *pd_context, void *ptr,
 	PyErr_Fetch(&t, &v, &tb);
 	if (c->free && c->free != Py_None) {
 		r = PyObject_CallFunction(c->free, "OOKK",
-			c->pd ? c->pd : Py_None, (PyObject *)c,
-			(unsigned long long)(uintptr_t)ptr,
-			(unsigned long long)resource_type);
+					  c->pd ? c->pd : Py_None,
+					  (PyObject *)c,
+					  (unsigned long long)(uintptr_t)ptr,
+					  (unsigned long long)resource_type);
 		if (r)
 			Py_DECREF(r);
 		else
@@ -213,7 +215,7 @@ static PyType_Slot pdc_slots[] = {
 		     "PyverbsRDMAError." },
 	{ Py_tp_init, pdc_init },
 	PV_OSLOTS_GC_SLOTS(pdc),
-	{ Py_tp_getset, NULL },	/* filled from pdc_oslots */
+	{ Py_tp_getset, NULL }, /* filled from pdc_oslots */
 	{ 0, NULL }
 };
 
@@ -234,8 +236,8 @@ static PyType_Spec pdc_spec = {
 struct pv_pd_init_attr {
 	PyObject_HEAD
 	struct ibv_parent_domain_init_attr attr;
-	PyObject *pd;		/* PD */
-	PyObject *pd_context;	/* ParentDomainContext or None */
+	PyObject *pd;	      /* PD */
+	PyObject *pd_context; /* ParentDomainContext or None */
 };
 
 static const struct pv_field pdia_fields[] = {
@@ -262,10 +264,12 @@ static int pdia_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|O:ParentDomainInitAttr",
 					 kwlist, pv.PD, &pd, &pdc))
 		return -1;
-	if (pdc != Py_None && !PyObject_TypeCheck(pdc, pv.ParentDomainContext)) {
+	if (pdc != Py_None &&
+	    !PyObject_TypeCheck(pdc, pv.ParentDomainContext)) {
 		PyErr_Format(PyExc_TypeError,
 			     "pd_context must be a ParentDomainContext or None, "
-			     "not %.100s", Py_TYPE(pdc)->tp_name);
+			     "not %.100s",
+			     Py_TYPE(pdc)->tp_name);
 		return -1;
 	}
 	pv_set_slot(&self->pd, pd);
@@ -280,14 +284,15 @@ static int pdia_init(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 static PyType_Slot pdia_slots[] = {
-	{ Py_tp_doc, "ParentDomainInitAttr(pd, pd_context=None)\n--\n\n"
-		     "How to allocate a parent domain: the PD it wraps and, "
-		     "optionally, a ParentDomainContext with its allocators "
-		     "(comp_mask then has IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS "
-		     "and IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)." },
+	{ Py_tp_doc,
+	  "ParentDomainInitAttr(pd, pd_context=None)\n--\n\n"
+	  "How to allocate a parent domain: the PD it wraps and, "
+	  "optionally, a ParentDomainContext with its allocators "
+	  "(comp_mask then has IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS "
+	  "and IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)." },
 	{ Py_tp_init, pdia_init },
 	PV_OSLOTS_GC_SLOTS(pdia),
-	{ Py_tp_getset, NULL },	/* filled from the tables */
+	{ Py_tp_getset, NULL }, /* filled from the tables */
 	{ 0, NULL }
 };
 
@@ -303,7 +308,7 @@ static PyType_Spec pdia_spec = {
 /* parents[0] is the Context (as for a PD), parents[1] the PD it wraps */
 struct pv_parent_domain {
 	struct pv_pd pd;
-	PyObject *pd_context;	/* ParentDomainContext, or NULL */
+	PyObject *pd_context; /* ParentDomainContext, or NULL */
 };
 
 static int pdom_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -340,13 +345,14 @@ static int pdom_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	pdc = attr->pd_context && attr->pd_context != Py_None ?
-		      attr->pd_context : NULL;
+		      attr->pd_context :
+		      NULL;
 	a = attr->attr;
 	a.pd = pd->pd;
 	a.td = NULL;
 	a.alloc = pdc ? pdc_alloc : NULL;
 	a.free = pdc ? pdc_free : NULL;
-	a.pd_context = pdc;	/* borrowed by the provider: held below */
+	a.pd_context = pdc; /* borrowed by the provider: held below */
 	pv_obj_setup(&self->pd.obj, pv_pd_destroy);
 	self->pd.pd = ibv_alloc_parent_domain(ctx->ctx, &a);
 	if (!self->pd.pd) {
@@ -375,7 +381,7 @@ static int pdom_clear(PyObject *obj)
 {
 	struct pv_parent_domain *self = (struct pv_parent_domain *)obj;
 
-	pv_obj_clear(PV_OBJ(obj));	/* closes us, and our children */
+	pv_obj_clear(PV_OBJ(obj)); /* closes us, and our children */
 	/* If that failed a child may still be open, and destroying it later
 	 * calls free_func: keep the context (a leak, not a dangling
 	 * pointer). */
@@ -454,7 +460,7 @@ void pv_alloc_guard_end(struct pv_alloc_guard *g, int failed)
 		PyErr_NormalizeException(&t, &v, &tb);
 		if (tb)
 			PyException_SetTraceback(v, tb);
-		PyException_SetCause(v, e);	/* steals e */
+		PyException_SetCause(v, e); /* steals e */
 		PyErr_Restore(t, v, tb);
 	} else if (e) {
 		/* the creation succeeded anyway: not to be lost */

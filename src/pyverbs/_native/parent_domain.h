@@ -20,7 +20,7 @@ struct pv_pd;
 struct pv_alloc_guard {
 	struct pv_obj *busy[PV_MAX_PARENTS + 1];
 	int n;
-	PyObject *pd_context;	/* the ParentDomainContext, or NULL */
+	PyObject *pd_context; /* the ParentDomainContext, or NULL */
 };
 void pv_alloc_guard_begin(struct pv_alloc_guard *g, struct pv_pd *pd,
 			  struct pv_obj *const *uses, int n);

@@ -22,7 +22,7 @@ int pv_pd_destroy(struct pv_obj *o)
 
 	if (!self->pd)
 		return 0;
-	if (self->adopted) {	/* a CMID's: librdmacm frees it */
+	if (self->adopted) { /* a CMID's: librdmacm frees it */
 		self->pd = NULL;
 		return 0;
 	}
@@ -33,7 +33,7 @@ int pv_pd_destroy(struct pv_obj *o)
 		self->pd = NULL;
 		return 0;
 	}
-	rc = ibv_dealloc_pd(self->pd);	/* returns errno */
+	rc = ibv_dealloc_pd(self->pd); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_dealloc_pd", "Failed to dealloc PD");
 		return -1;
@@ -90,8 +90,7 @@ static int pd_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		self->pd = ibv_import_pd(ctx->ctx, h);
 		if (!self->pd) {
-			pv_raise_errno("ibv_import_pd",
-				       "Failed to import PD");
+			pv_raise_errno("ibv_import_pd", "Failed to import PD");
 			return -1;
 		}
 		self->imported = 1;
@@ -181,8 +180,10 @@ static PyObject *pd_advise_mr(PyObject *obj, PyObject *args, PyObject *kw)
 		PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
 
 		if (!pv_type_ok(it, pv.SGE)) {
-			PyErr_Format(PyExc_TypeError, "sg_list[%zd] must be an "
-				     "SGE, not %.100s", i, Py_TYPE(it)->tp_name);
+			PyErr_Format(PyExc_TypeError,
+				     "sg_list[%zd] must be an "
+				     "SGE, not %.100s",
+				     i, Py_TYPE(it)->tp_name);
 			goto fail;
 		}
 		sges[i] = ((struct pv_sge *)it)->sge;
@@ -194,7 +195,7 @@ static PyObject *pd_advise_mr(PyObject *obj, PyObject *args, PyObject *kw)
 	pv_busy_leave(&self->obj);
 	PyMem_Free(sges);
 	Py_DECREF(seq);
-	if (rc)		/* returns errno */
+	if (rc) /* returns errno */
 		return pv_raise_rc(rc, "ibv_advise_mr", "Failed to advise MR");
 	return PyLong_FromLong(0);
 fail:
@@ -238,9 +239,10 @@ static PyObject *pd_repr(PyObject *obj)
 }
 
 static PyType_Slot pd_slots[] = {
-	{ Py_tp_doc, "PD(creator, handle=None)\n--\n\n"
-		     "A protection domain on a Context; with handle, import the "
-		     "PD of another process sharing the Context." },
+	{ Py_tp_doc,
+	  "PD(creator, handle=None)\n--\n\n"
+	  "A protection domain on a Context; with handle, import the "
+	  "PD of another process sharing the Context." },
 	{ Py_tp_init, pd_init },
 	{ Py_tp_methods, pd_methods },
 	{ Py_tp_getset, pd_getset },

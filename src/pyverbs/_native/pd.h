@@ -11,7 +11,7 @@ struct pv_pd {
 	struct pv_obj obj;
 	struct ibv_pd *pd;
 	int imported;
-	int adopted;	/* a CMID's id->pd, librdmacm's to free */
+	int adopted; /* a CMID's id->pd, librdmacm's to free */
 };
 /* The open PD given as argument o; else NULL with TypeError ("pd must be a
  * PD, not ...") or PyverbsUserError (closed). */

@@ -7,7 +7,7 @@
  * provider stopped at, and posts without the GIL where the provider's post
  * is slow (struct pv_post_probe).
  */
-#include "post.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "post.h" /* first: Python.h defines _GNU_SOURCE */
 #include "errors.h"
 #include "memory.h"
 #include "mw.h"
@@ -26,7 +26,7 @@
  */
 static int swr_check_inline(struct pv_send_wr *w)
 {
-	static char scratch[16384];	/* the GIL serialises its users */
+	static char scratch[16384]; /* the GIL serialises its users */
 	int i;
 
 	for (i = 0; i < w->wr.num_sge; i++) {
@@ -34,7 +34,8 @@ static int swr_check_inline(struct pv_send_wr *w)
 		size_t len = w->wr.sg_list[i].length;
 
 		while (len) {
-			size_t n = len < sizeof(scratch) ? len : sizeof(scratch);
+			size_t n = len < sizeof(scratch) ? len :
+							   sizeof(scratch);
 
 			if (pv_read_mem(scratch, addr, n))
 				return -1;
@@ -77,7 +78,8 @@ static PyObject *wr_mark_chain(PyObject *o, int send, enum ibv_qp_type qpt)
 
 		if (*mark) {
 			pv_raise_user("A %s appears more than once in the WRs "
-				      "posted", send ? "SendWR" : "RecvWR");
+				      "posted",
+				      send ? "SendWR" : "RecvWR");
 			return NULL;
 		}
 		*mark = 1;
@@ -96,9 +98,8 @@ static PyObject *wr_mark_chain(PyObject *o, int send, enum ibv_qp_type qpt)
  * returns how many were (n: all, ready to post).  wr_list_unlink(items,
  * count) undoes it.
  */
-static Py_ssize_t wr_list_plain(PyObject *const *items, Py_ssize_t n,
-				int send, enum ibv_qp_type qpt,
-				PyTypeObject *tp)
+static Py_ssize_t wr_list_plain(PyObject *const *items, Py_ssize_t n, int send,
+				enum ibv_qp_type qpt, PyTypeObject *tp)
 {
 	Py_ssize_t i;
 
@@ -239,8 +240,7 @@ static int wr_copy(PyObject *dst, PyObject *src, int send)
 /* Raise the post failure with .bad_wr_index i (-1: None) set, and fill
  * bad_wr from found, the WR at i. */
 static PyObject *post_failed_at(int rc, const struct pv_post_ops *ops,
-				Py_ssize_t i, PyObject *found,
-				PyObject *bad_wr)
+				Py_ssize_t i, PyObject *found, PyObject *bad_wr)
 {
 	PyObject *idx, *et, *ev, *tb;
 
@@ -279,8 +279,8 @@ PyObject *pv_post_failed(int rc, const struct pv_post_ops *ops,
 static inline struct pv_post_probe *post_probe(PyObject *obj,
 					       const struct pv_post_ops *ops)
 {
-	return ops->probe ? (struct pv_post_probe *)((char *)obj +
-						     ops->probe) : NULL;
+	return ops->probe ? (struct pv_post_probe *)((char *)obj + ops->probe) :
+			    NULL;
 }
 
 static uint64_t now_ns(void)
@@ -324,9 +324,9 @@ int pv_other_threads(void)
 /* The WR object whose C WR is c (a plain chain links only ours). */
 static inline PyObject *wr_of_c(void *c, int send)
 {
-	return (PyObject *)((char *)c - (send ?
-					 offsetof(struct pv_send_wr, wr) :
-					 offsetof(struct pv_recv_wr, wr)));
+	return (PyObject *)((char *)c -
+			    (send ? offsetof(struct pv_send_wr, wr) :
+				    offsetof(struct pv_recv_wr, wr)));
 }
 
 /* The link, SGE list and SGE count of a C WR of either kind. */
@@ -476,7 +476,8 @@ static void note_binds(PyObject *qp, PyObject *const *items, Py_ssize_t n,
 	for (i = 0; i < n; i++)
 		for (o = items[i]; o && (!rc || &SWR(o)->wr != bad);
 		     o = SWR(o)->next_wr) {
-			if (SWR(o)->wr.opcode != IBV_WR_BIND_MW || !SWR(o)->bind)
+			if (SWR(o)->wr.opcode != IBV_WR_BIND_MW ||
+			    !SWR(o)->bind)
 				continue;
 			pv_mw_bound_via(PyTuple_GET_ITEM(SWR(o)->bind, 0),
 					PV_OBJ(qp),
@@ -492,8 +493,7 @@ static void note_binds(PyObject *qp, PyObject *const *items, Py_ssize_t n,
  * 0, or -1 with the usage TypeError. */
 static inline int post_args(const struct pv_post_ops *ops,
 			    PyObject *const *args, Py_ssize_t nargs,
-			    PyObject *kwnames, PyObject **wr,
-			    PyObject **bad_wr)
+			    PyObject *kwnames, PyObject **wr, PyObject **bad_wr)
 {
 	Py_ssize_t i;
 
@@ -601,8 +601,10 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 		return NULL;
 	}
 	if (bad_wr && !PyObject_TypeCheck(bad_wr, tp)) {
-		PyErr_Format(PyExc_TypeError, "bad_wr must be a %s or None, "
-			     "not %.100s", tp->tp_name, Py_TYPE(bad_wr)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "bad_wr must be a %s or None, "
+			     "not %.100s",
+			     tp->tp_name, Py_TYPE(bad_wr)->tp_name);
 		return NULL;
 	}
 	if (Py_IS_TYPE(wr, tp) || PyObject_TypeCheck(wr, tp)) {
@@ -638,4 +640,3 @@ PyObject *pv_post_wrs(PyObject *obj, const struct pv_post_ops *ops,
 	wr_list_unlink(items, i, send);
 	return post_list(obj, ops, qpt, items, n, tp, bad_wr);
 }
-

@@ -26,10 +26,10 @@
  * position, chains flattened) and copies the failing WR into bad_wr.
  */
 struct pv_post_ops {
-	int send;		/* SendWRs, else RecvWRs */
-	const char *method;	/* "post_recv", for the usage message */
-	const char *func;	/* "ibv_post_srq_recv" */
-	const char *msg;	/* "Failed to post receive to SRQ." */
+	int send;	    /* SendWRs, else RecvWRs */
+	const char *method; /* "post_recv", for the usage message */
+	const char *func;   /* "ibv_post_srq_recv" */
+	const char *msg;    /* "Failed to post receive to SRQ." */
 	/* returns 0 or an errno value, with *bad set; called without the
 	 * GIL when the queue's posts are slow (struct pv_post_probe), so it
 	 * may not touch Python objects other than reading self's handle */
@@ -89,14 +89,13 @@ static inline PyTypeObject *wr_type(int send)
  * step), which needs no further check; 0 when wr_check_chain() must look.
  * One pass, a few loads a WR.
  */
-static inline int wr_chain_plain(PyObject *o, int send,
-				 enum ibv_qp_type qpt)
+static inline int wr_chain_plain(PyObject *o, int send, enum ibv_qp_type qpt)
 {
 	if (!send) {
 		for (; o; o = RWR(o)->next_wr)
-			if (RWR(o)->wr.next != (RWR(o)->next_wr ?
-						&RWR(RWR(o)->next_wr)->wr :
-						NULL))
+			if (RWR(o)->wr.next !=
+			    (RWR(o)->next_wr ? &RWR(RWR(o)->next_wr)->wr :
+					       NULL))
 				return 0;
 		return 1;
 	}

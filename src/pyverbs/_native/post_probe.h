@@ -22,9 +22,9 @@
 #define PV_POST_PROBES 8
 #define PV_POST_SLOW_NS 1000
 struct pv_post_probe {
-	uint32_t min_ns;	/* fastest post timed */
-	uint8_t timed;		/* posts timed, up to PV_POST_PROBES */
-	uint8_t slow;		/* post without the GIL */
+	uint32_t min_ns; /* fastest post timed */
+	uint8_t timed;	 /* posts timed, up to PV_POST_PROBES */
+	uint8_t slow;	 /* post without the GIL */
 };
 
 #endif /* PV_POST_PROBE_H */

@@ -9,7 +9,7 @@
  * the objects behind the init attributes are checked open and of the QP's
  * Context at creation; post_send() checks every WR (post.c).
  */
-#include "qp.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "qp.h" /* first: Python.h defines _GNU_SOURCE */
 #include "addr.h"
 #include "context.h"
 #include "cq.h"
@@ -51,7 +51,7 @@ int pv_qp_destroy(struct pv_obj *o)
 		self->mcast = m->next;
 		PyMem_Free(m);
 	}
-	rc = ibv_destroy_qp(self->qp);	/* returns errno */
+	rc = ibv_destroy_qp(self->qp); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_qp", "Failed to destroy QP");
 		return -1;
@@ -75,9 +75,8 @@ static int qp_trans_mask(enum ibv_qp_type t, int dst)
 {
 	static const int rc[] = {
 		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
-		IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			IBV_QP_MIN_RNR_TIMER,
+		IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
 		IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
 	};
@@ -94,9 +93,8 @@ static int qp_trans_mask(enum ibv_qp_type t, int dst)
 	static const int raw[] = { IBV_QP_PORT, 0, 0 };
 	static const int xrc_recv[] = {
 		IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
-		IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			IBV_QP_MIN_RNR_TIMER,
+		IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
 		IBV_QP_TIMEOUT | IBV_QP_SQ_PSN,
 	};
 	static const int xrc_send[] = {
@@ -166,11 +164,11 @@ static int qp_move(struct pv_qp *self, struct pv_qp_attr *a, int dst)
 		return -1;
 	}
 	mask = self->masks ? self->masks[dst] | IBV_QP_STATE :
-		qp_trans_mask(self->qp->qp_type, dst);
+			     qp_trans_mask(self->qp->qp_type, dst);
 	if (mask < 0)
 		return -1;
 	a->attr.qp_state = state[dst];
-	rc = ibv_modify_qp(self->qp, &a->attr, mask);	/* returns errno */
+	rc = ibv_modify_qp(self->qp, &a->attr, mask); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_modify_qp", msg[dst]);
 		return -1;
@@ -207,23 +205,24 @@ int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 /* What pv_qp_create() gathers from its arguments before creating. */
 struct qp_args {
 	struct pv_obj *ctx;
-	struct pv_pd *pd;		/* NULL: none (a QPInitAttrEx's) */
-	PyObject *pd_o;			/* the QPInitAttrEx's pd, or None */
-	int is_ex;			/* on a Context, with a QPInitAttrEx */
-	struct pv_qp_objs o;		/* what the init attributes name */
+	struct pv_pd *pd;    /* NULL: none (a QPInitAttrEx's) */
+	PyObject *pd_o;	     /* the QPInitAttrEx's pd, or None */
+	int is_ex;	     /* on a Context, with a QPInitAttrEx */
+	struct pv_qp_objs o; /* what the init attributes name */
 };
 
 /* Step 1: the creator (a PD, or a Context with a QPInitAttrEx) and its
  * init attributes' type; the Context and PD, open.  0 or -1. */
 static int qp_creator(PyObject *creator, PyObject *init_attr,
-		      const struct pv_qp_create_hook *hook,
-		      struct qp_args *q)
+		      const struct pv_qp_create_hook *hook, struct qp_args *q)
 {
 	q->pd = NULL;
 	q->pd_o = Py_None;
 	if (hook && hook->create && !pv_type_ok(creator, pv.Context)) {
-		PyErr_Format(PyExc_TypeError, "context must be a Context, not "
-			     "%.100s", Py_TYPE(creator)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "context must be a Context, not "
+			     "%.100s",
+			     Py_TYPE(creator)->tp_name);
 		return -1;
 	}
 	if (pv_type_ok(creator, pv.PD)) {
@@ -231,7 +230,8 @@ static int qp_creator(PyObject *creator, PyObject *init_attr,
 		if (!pv_type_ok(init_attr, pv.QPInitAttr)) {
 			PyErr_Format(PyExc_TypeError,
 				     "a QP created on a PD needs a QPInitAttr, "
-				     "not %.100s", Py_TYPE(init_attr)->tp_name);
+				     "not %.100s",
+				     Py_TYPE(init_attr)->tp_name);
 			return -1;
 		}
 		if (pv_check_open(&q->pd->obj))
@@ -313,8 +313,8 @@ static void qp_make_on_pd(struct pv_qp *self, struct ibv_qp_init_attr *a,
 
 /* Step 2 is pv_qp_init_attr_objs() (qp_attr.c).  Step 3: create the QP, every object it names held (a parent domain's
  * allocators may run Python code meanwhile).  0 or -1. */
-static int qp_make(struct pv_qp *self, PyObject *init_attr,
-		   struct qp_args *q, const struct pv_qp_create_hook *hook)
+static int qp_make(struct pv_qp *self, PyObject *init_attr, struct qp_args *q,
+		   const struct pv_qp_create_hook *hook)
 {
 	struct pv_alloc_guard guard;
 	struct pv_obj *uses[6];
@@ -328,11 +328,13 @@ static int qp_make(struct pv_qp *self, PyObject *init_attr,
 	uses[5] = q->o.srq ? &q->o.srq->obj : NULL;
 	pv_alloc_guard_begin(&guard, q->pd, uses, 6);
 	if (q->is_ex)
-		qp_make_ex(self, &((struct pv_qp_init_attr_ex *)init_attr)->attr,
-			   q, hook);
+		qp_make_ex(self,
+			   &((struct pv_qp_init_attr_ex *)init_attr)->attr, q,
+			   hook);
 	else
-		qp_make_on_pd(self, &((struct pv_qp_init_attr *)init_attr)->attr,
-			      q, hook);
+		qp_make_on_pd(self,
+			      &((struct pv_qp_init_attr *)init_attr)->attr, q,
+			      hook);
 	pv_alloc_guard_end(&guard, !self->qp);
 	return self->qp ? 0 : -1;
 }
@@ -378,7 +380,8 @@ static int qp_adopt(struct pv_qp *self, struct qp_args *q)
 	self->ind_table = q->o.ind;
 	self->srq = q->o.srq;
 	self->qp_type = self->qp->qp_type;
-	pv_set_slot(&self->qp_context, q->o.qp_context ? q->o.qp_context : Py_None);
+	pv_set_slot(&self->qp_context,
+		    q->o.qp_context ? q->o.qp_context : Py_None);
 	pv_obj_opened(&self->obj);
 	return 0;
 }
@@ -425,8 +428,7 @@ int pv_qp_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 		return -1;
 	if (qp_creator(creator, init_attr, hook, &q) ||
 	    pv_qp_init_attr_objs(init_attr, q.is_ex, q.ctx, q.pd_o, &q.o) ||
-	    qp_make(self, init_attr, &q, hook) ||
-	    qp_adopt(self, &q))
+	    qp_make(self, init_attr, &q, hook) || qp_adopt(self, &q))
 		return -1;
 	return qa ? qp_first_state(self, qa) : 0;
 }
@@ -477,8 +479,8 @@ static PyObject *qp_modify(PyObject *obj, PyObject *args, PyObject *kw)
 	uint32_t mask;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:modify", kwlist,
-					 &attr, pv_conv_u32, &mask))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:modify", kwlist, &attr,
+					 pv_conv_u32, &mask))
 		return NULL;
 	if (qp_open(self) || !(a = qp_attr_arg(attr)))
 		return NULL;
@@ -489,7 +491,7 @@ static PyObject *qp_modify(PyObject *obj, PyObject *args, PyObject *kw)
 }
 
 PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
-			    const struct pv_qp *owner)
+			   const struct pv_qp *owner)
 {
 	struct pv_qp_init_attr *ia;
 	struct pv_qp_attr *a;
@@ -504,7 +506,7 @@ PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
 	if (!ia)
 		goto out;
 	rc = ibv_query_qp(qp, &a->attr, (int)mask, &ia->attr);
-	if (rc) {	/* returns errno */
+	if (rc) { /* returns errno */
 		pv_raise_rc(rc, "ibv_query_qp", "Failed to query QP");
 		goto out;
 	}
@@ -515,14 +517,14 @@ PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
 	/* Upstream leaves these None; naming the QP's own objects is more
 	 * useful and prints the same. */
 	if (owner) {
-		pv_set_slot(&ia->scq, owner->scq ? (PyObject *)owner->scq :
-			    Py_None);
-		pv_set_slot(&ia->rcq, owner->rcq ? (PyObject *)owner->rcq :
-			    Py_None);
-		pv_set_slot(&ia->srq, owner->srq ? (PyObject *)owner->srq :
-			    Py_None);
-		pv_set_slot(&ia->qp_context, owner->qp_context ?
-			    owner->qp_context : Py_None);
+		pv_set_slot(&ia->scq,
+			    owner->scq ? (PyObject *)owner->scq : Py_None);
+		pv_set_slot(&ia->rcq,
+			    owner->rcq ? (PyObject *)owner->rcq : Py_None);
+		pv_set_slot(&ia->srq,
+			    owner->srq ? (PyObject *)owner->srq : Py_None);
+		pv_set_slot(&ia->qp_context,
+			    owner->qp_context ? owner->qp_context : Py_None);
 	}
 	res = PyTuple_Pack(2, (PyObject *)a, (PyObject *)ia);
 out:
@@ -558,8 +560,9 @@ static PyObject *qp_query_data_in_order(PyObject *obj, PyObject *args,
 		return NULL;
 	if (qp_open(self))
 		return NULL;
-	return PyLong_FromLong(ibv_query_qp_data_in_order(
-		self->qp, (enum ibv_wr_opcode)op, flags));
+	return PyLong_FromLong(
+		ibv_query_qp_data_in_order(self->qp, (enum ibv_wr_opcode)op,
+					   flags));
 }
 
 static PyObject *qp_set_ece(PyObject *obj, PyObject *args, PyObject *kw)
@@ -580,9 +583,9 @@ static PyObject *qp_set_ece(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	ece = (struct pv_ece *)arg;
-	if (ece->ece.vendor_id == 0)	/* upstream: nothing to set */
+	if (ece->ece.vendor_id == 0) /* upstream: nothing to set */
 		Py_RETURN_NONE;
-	rc = ibv_set_ece(self->qp, &ece->ece);	/* returns errno */
+	rc = ibv_set_ece(self->qp, &ece->ece); /* returns errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_set_ece", "Failed to set ECE");
 	Py_RETURN_NONE;
@@ -600,10 +603,10 @@ static PyObject *qp_mcast(PyObject *obj, PyObject *args, PyObject *kw,
 	uint16_t lid = 0;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, attach ?
-					 "O|O&:attach_mcast" :
-					 "O|O&:detach_mcast", kwlist, &g,
-					 pv_conv_u16, &lid))
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 attach ? "O|O&:attach_mcast" :
+						  "O|O&:detach_mcast",
+					 kwlist, &g, pv_conv_u16, &lid))
 		return NULL;
 	if (qp_open(self) || pv_gid_from_obj(g, &gid))
 		return NULL;
@@ -615,7 +618,8 @@ static PyObject *qp_mcast(PyObject *obj, PyObject *args, PyObject *kw,
 		rc = ibv_attach_mcast(self->qp, &gid, lid); /* 0 or errno */
 		if (rc) {
 			PyMem_Free(m);
-			return pv_raise_rc(rc, "ibv_attach_mcast", "Failed to "
+			return pv_raise_rc(rc, "ibv_attach_mcast",
+					   "Failed to "
 					   "attach QP to multicast group");
 		}
 		m->gid = gid;
@@ -624,7 +628,7 @@ static PyObject *qp_mcast(PyObject *obj, PyObject *args, PyObject *kw,
 		self->mcast = m;
 		Py_RETURN_NONE;
 	}
-	rc = ibv_detach_mcast(self->qp, &gid, lid);	/* 0 or errno */
+	rc = ibv_detach_mcast(self->qp, &gid, lid); /* 0 or errno */
 	if (rc)
 		return pv_raise_rc(rc, "ibv_detach_mcast",
 				   "Failed to detach QP from multicast group");
@@ -662,7 +666,7 @@ static PyObject *qp_query_ece(PyObject *obj, PyObject *unused)
 	ece = (struct pv_ece *)PyObject_CallNoArgs((PyObject *)pv.ECE);
 	if (!ece)
 		return NULL;
-	rc = ibv_query_ece(self->qp, &ece->ece);	/* returns errno */
+	rc = ibv_query_ece(self->qp, &ece->ece); /* returns errno */
 	if (rc) {
 		Py_DECREF(ece);
 		return pv_raise_rc(rc, "ibv_query_ece", "Failed to query ECE");
@@ -688,14 +692,20 @@ static int qp_post_recv_c(PyObject *obj, void *head, void **bad)
 }
 
 static const struct pv_post_ops qp_send_ops = {
-	.send = 1, .method = "post_send", .func = "ibv_post_send",
-	.msg = "Failed to post send", .post = qp_post_send_c,
+	.send = 1,
+	.method = "post_send",
+	.func = "ibv_post_send",
+	.msg = "Failed to post send",
+	.post = qp_post_send_c,
 	.probe = offsetof(struct pv_qp, send_probe),
 };
 
 static const struct pv_post_ops qp_recv_ops = {
-	.send = 0, .method = "post_recv", .func = "ibv_post_recv",
-	.msg = "Failed to post recv", .post = qp_post_recv_c,
+	.send = 0,
+	.method = "post_recv",
+	.func = "ibv_post_recv",
+	.msg = "Failed to post recv",
+	.post = qp_post_recv_c,
 	.probe = offsetof(struct pv_qp, recv_probe),
 };
 
@@ -809,8 +819,9 @@ static PyMethodDef qp_methods[] = {
 	  "query($self, attr_mask)\n--\n\n"
 	  "ibv_query_qp(): (QPAttr, QPInitAttr) with at least the fields of "
 	  "attr_mask." },
-	{ "query_data_in_order", (PyCFunction)(void (*)(void))
-	  qp_query_data_in_order, METH_VARARGS | METH_KEYWORDS,
+	{ "query_data_in_order",
+	  (PyCFunction)(void (*)(void))qp_query_data_in_order,
+	  METH_VARARGS | METH_KEYWORDS,
 	  "query_data_in_order($self, op, flags=0)\n--\n\n"
 	  "1 if the data of op is written in order, else 0." },
 	{ "set_ece", (PyCFunction)(void (*)(void))qp_set_ece,
@@ -859,7 +870,8 @@ static PyGetSetDef qp_getset[] = {
 	{ "_post_probe", qp_get_post_probe, NULL,
 	  "((timed, min_ns, slow), (timed, min_ns, slow)): how the send and "
 	  "receive posts were timed and whether they are slow enough to "
-	  "release the GIL (see the README's Threads section).", NULL },
+	  "release the GIL (see the README's Threads section).",
+	  NULL },
 	{ "qp_num", qp_get_qp_num, NULL, "The QP number.", NULL },
 	{ "qp_state", qp_get_qp_state, NULL,
 	  "The QP state last set or queried (ibv_qp.state).", NULL },

@@ -22,11 +22,11 @@ struct pv_rwq_ind_table;
 struct pv_qp {
 	struct pv_obj obj;
 	struct ibv_qp *qp;
-	struct pv_pd *pd;	/* borrowed: one of parents, or NULL */
-	struct pv_cq *scq;	/* borrowed */
-	struct pv_cq *rcq;	/* borrowed */
-	struct pv_rwq_ind_table *ind_table;	/* borrowed: a parent, or NULL */
-	struct pv_srq *srq;	/* borrowed: a parent, or NULL */
+	struct pv_pd *pd;  /* borrowed: one of parents, or NULL */
+	struct pv_cq *scq; /* borrowed */
+	struct pv_cq *rcq; /* borrowed */
+	struct pv_rwq_ind_table *ind_table; /* borrowed: a parent, or NULL */
+	struct pv_srq *srq;		    /* borrowed: a parent, or NULL */
 	PyObject *qp_context;
 	enum ibv_qp_type qp_type;
 	/*

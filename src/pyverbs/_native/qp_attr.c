@@ -9,7 +9,7 @@
  * are only held here; pv_qp_init_attr_objs() checks them when qp.c
  * creates a QP, which then takes their pointers.
  */
-#include "qp_attr.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "qp_attr.h" /* first: Python.h defines _GNU_SOURCE */
 #include "addr.h"
 #include "cq.h"
 #include "errors.h"
@@ -69,7 +69,8 @@ static int attr_apply(PyObject *self, PyObject *args, PyObject *kw,
 	if (nargs > npar) {
 		PyErr_Format(PyExc_TypeError,
 			     "%s() takes at most %zd positional arguments "
-			     "(%zd given)", tname, npar, nargs);
+			     "(%zd given)",
+			     tname, npar, nargs);
 		return -1;
 	}
 	for (i = 0; i < npar; i++) {
@@ -103,10 +104,12 @@ static int attr_apply(PyObject *self, PyObject *args, PyObject *kw,
 		if (!name)
 			return -1;
 		f = fields ? pv_field_find(fields, name) : NULL;
-		if (!(f && !(f->flags & PV_FLAG_RO)) && !is_extra(extra, name)) {
+		if (!(f && !(f->flags & PV_FLAG_RO)) &&
+		    !is_extra(extra, name)) {
 			PyErr_Format(PyExc_TypeError,
 				     "%s() got an unexpected keyword argument "
-				     "'%s'", tname, name);
+				     "'%s'",
+				     tname, name);
 			return -1;
 		}
 		if (PyObject_SetAttr(self, k, v))
@@ -129,16 +132,15 @@ int pv_oslot_check_cq(PyObject *v)
 /* QPCap                                                               */
 /* ------------------------------------------------------------------ */
 
-#define CAP_FIELDS(st, pre)                                             \
-	PV_FIELD(st, pre max_send_wr, "max_send_wr"),                   \
-	PV_FIELD(st, pre max_recv_wr, "max_recv_wr"),                   \
-	PV_FIELD(st, pre max_send_sge, "max_send_sge"),                 \
-	PV_FIELD(st, pre max_recv_sge, "max_recv_sge"),                 \
-	PV_FIELD(st, pre max_inline_data, "max_inline_data")
+#define CAP_FIELDS(st, pre)                                     \
+	PV_FIELD(st, pre max_send_wr, "max_send_wr"),           \
+		PV_FIELD(st, pre max_recv_wr, "max_recv_wr"),   \
+		PV_FIELD(st, pre max_send_sge, "max_send_sge"), \
+		PV_FIELD(st, pre max_recv_sge, "max_recv_sge"), \
+		PV_FIELD(st, pre max_inline_data, "max_inline_data")
 
 static const struct pv_field cap_fields[] = {
-	CAP_FIELDS(struct pv_qp_cap, cap.),
-	PV_FIELD_END
+	CAP_FIELDS(struct pv_qp_cap, cap.), PV_FIELD_END
 };
 
 static const struct qp_param cap_params[] = {
@@ -154,8 +156,10 @@ static int cap_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	struct pv_qp_cap *self = (struct pv_qp_cap *)obj;
 
-	self->cap = (struct ibv_qp_cap){ .max_send_wr = 1, .max_recv_wr = 10,
-					 .max_send_sge = 1, .max_recv_sge = 1 };
+	self->cap = (struct ibv_qp_cap){ .max_send_wr = 1,
+					 .max_recv_wr = 10,
+					 .max_send_sge = 1,
+					 .max_recv_sge = 1 };
 	return attr_apply(obj, args, kw, "QPCap", cap_params, NULL, NULL);
 }
 
@@ -195,17 +199,18 @@ static int cap_set(PyObject *o, PyObject *v, void *c)
 	return 0;
 }
 
-#define CAP_GETSET(st)                                                  \
-	{ "cap", cap_get, cap_set,                                      \
+#define CAP_GETSET(st)                                                    \
+	{ "cap", cap_get, cap_set,                                        \
 	  "A copy of the capabilities (QPCap); assign a QPCap to change " \
-	  "them.", (void *)offsetof(st, attr.cap) }
+	  "them.",                                                        \
+	  (void *)offsetof(st, attr.cap) }
 
 static PyType_Slot cap_slots[] = {
 	{ Py_tp_doc, "QPCap(max_send_wr=1, max_recv_wr=10, max_send_sge=1, "
 		     "max_recv_sge=1, max_inline_data=0)\n--\n\n"
 		     "The capabilities of a QP (struct ibv_qp_cap)." },
 	{ Py_tp_init, cap_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -224,20 +229,19 @@ static PyType_Spec cap_spec = {
  * The objects both types hold, with their checks; they are turned into C
  * pointers only when a QP is created (qp_init()).
  */
-#define QIA_OSLOTS(st)                                                  \
-	PV_OSLOT(st, qp_context, "qp_context",                          \
-		 "Any object the user associates with the QP."),        \
-	PV_OSLOT_CHECK(st, scq, "send_cq", pv_oslot_check_cq,           \
-		       "The send CQ (a CQ, a CQEX or None)."),          \
-	PV_OSLOT_CHECK(st, rcq, "recv_cq", pv_oslot_check_cq,           \
-		       "The receive CQ (a CQ, a CQEX or None)."),       \
-	PV_OSLOT_TYPE(st, srq, "srq", &pv.SRQ, "srq must be an SRQ",    \
-		      "The shared receive queue of the QP (an SRQ or "   \
-		      "None).")
+#define QIA_OSLOTS(st)                                                         \
+	PV_OSLOT(st, qp_context, "qp_context",                                 \
+		 "Any object the user associates with the QP."),               \
+		PV_OSLOT_CHECK(st, scq, "send_cq", pv_oslot_check_cq,          \
+			       "The send CQ (a CQ, a CQEX or None)."),         \
+		PV_OSLOT_CHECK(st, rcq, "recv_cq", pv_oslot_check_cq,          \
+			       "The receive CQ (a CQ, a CQEX or None)."),      \
+		PV_OSLOT_TYPE(st, srq, "srq", &pv.SRQ, "srq must be an SRQ",   \
+			      "The shared receive queue of the QP (an SRQ or " \
+			      "None).")
 
 static const struct pv_oslot qia_oslots[] = {
-	QIA_OSLOTS(struct pv_qp_init_attr),
-	PV_OSLOT_END
+	QIA_OSLOTS(struct pv_qp_init_attr), PV_OSLOT_END
 };
 
 PV_OSLOTS_GC(qia, qia_oslots)
@@ -245,29 +249,19 @@ PV_OSLOTS_GC(qia, qia_oslots)
 static const struct pv_field qia_fields[] = {
 	PV_FIELD(struct pv_qp_init_attr, attr.qp_type, "qp_type"),
 	PV_FIELD(struct pv_qp_init_attr, attr.sq_sig_all, "sq_sig_all"),
-	CAP_FIELDS(struct pv_qp_init_attr, attr.cap.),
-	PV_FIELD_END
+	CAP_FIELDS(struct pv_qp_init_attr, attr.cap.), PV_FIELD_END
 };
 
-static const PyGetSetDef qia_extra[] = {
-	CAP_GETSET(struct pv_qp_init_attr),
-	{ NULL }
-};
+static const PyGetSetDef qia_extra[] = { CAP_GETSET(struct pv_qp_init_attr),
+					 { NULL } };
 
 /* The constructor parameters both types start with, in upstream's order. */
-#define QIA_PARAMS                                                      \
-	{ "qp_type", "qp_type" },                                       \
-	{ "qp_context", "qp_context" },                                 \
-	{ "scq", "send_cq" },                                           \
-	{ "rcq", "recv_cq" },                                           \
-	{ "srq", "srq" },                                               \
-	{ "cap", "cap" },                                               \
-	{ "sq_sig_all", "sq_sig_all" }
+#define QIA_PARAMS                                                            \
+	{ "qp_type", "qp_type" }, { "qp_context", "qp_context" },             \
+		{ "scq", "send_cq" }, { "rcq", "recv_cq" }, { "srq", "srq" }, \
+		{ "cap", "cap" }, { "sq_sig_all", "sq_sig_all" }
 
-static const struct qp_param qia_params[] = {
-	QIA_PARAMS,
-	{ NULL }
-};
+static const struct qp_param qia_params[] = { QIA_PARAMS, { NULL } };
 
 static int qia_init(PyObject *o, PyObject *args, PyObject *kw)
 {
@@ -291,7 +285,7 @@ static PyType_Slot qia_slots[] = {
 		     "...) are also accepted as keyword arguments." },
 	{ Py_tp_init, qia_init },
 	PV_OSLOTS_GC_SLOTS(qia),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -337,10 +331,7 @@ static const struct pv_field qiax_fields[] = {
 	PV_FIELD_END
 };
 
-static const PyGetSetDef qiax_extra[] = {
-	CAP_GETSET(QIAX),
-	{ NULL }
-};
+static const PyGetSetDef qiax_extra[] = { CAP_GETSET(QIAX), { NULL } };
 
 static const struct qp_param qiax_params[] = {
 	QIA_PARAMS,
@@ -363,8 +354,8 @@ static int qiax_init(PyObject *o, PyObject *args, PyObject *kw)
 	memset(&self->attr, 0, sizeof(self->attr));
 	self->attr.qp_type = IBV_QPT_UD;
 	pv_oslots_reset(o, qiax_oslots);
-	return attr_apply(o, args, kw, "QPInitAttrEx", qiax_params,
-			  qiax_fields, NULL);
+	return attr_apply(o, args, kw, "QPInitAttrEx", qiax_params, qiax_fields,
+			  NULL);
 }
 
 static PyType_Slot qiax_slots[] = {
@@ -379,7 +370,7 @@ static PyType_Slot qiax_slots[] = {
 		     "accepted as keyword arguments." },
 	{ Py_tp_init, qiax_init },
 	PV_OSLOTS_GC_SLOTS(qiax),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -445,8 +436,9 @@ static int qa_set_ah(PyObject *o, PyObject *v, void *c)
 	if (v == Py_None)
 		return 0;
 	if (!pv_type_ok(v, pv.AHAttr)) {
-		PyErr_Format(PyExc_TypeError, "%s must be an AHAttr, not %.100s",
-			     name, Py_TYPE(v)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "%s must be an AHAttr, not %.100s", name,
+			     Py_TYPE(v)->tp_name);
 		return -1;
 	}
 	*qa_ah(o, c) = ((struct pv_ah_attr *)v)->ah;
@@ -484,23 +476,23 @@ static const PyGetSetDef qa_extra[] = {
 	CAP_GETSET(struct pv_qp_attr),
 	{ "ah_attr", qa_get_ah, qa_set_ah,
 	  "A copy of the primary path (AHAttr); assign an AHAttr to change "
-	  "it.", NULL },
+	  "it.",
+	  NULL },
 	{ "alt_ah_attr", qa_get_ah, qa_set_ah,
 	  "A copy of the alternate path (AHAttr); assign an AHAttr to change "
-	  "it.", (void *)1 },
+	  "it.",
+	  (void *)1 },
 	{ NULL }
 };
 
-static const char *const qa_extra_names[] = { "cap", "ah_attr",
-					      "alt_ah_attr", NULL };
+static const char *const qa_extra_names[] = { "cap", "ah_attr", "alt_ah_attr",
+					      NULL };
 
-static const struct qp_param qa_params[] = {
-	{ "qp_state", "qp_state" },
-	{ "cur_qp_state", "cur_qp_state" },
-	{ "port_num", "port_num" },
-	{ "path_mtu", "path_mtu" },
-	{ NULL }
-};
+static const struct qp_param qa_params[] = { { "qp_state", "qp_state" },
+					     { "cur_qp_state", "cur_qp_state" },
+					     { "port_num", "port_num" },
+					     { "path_mtu", "path_mtu" },
+					     { NULL } };
 
 static int qa_init(PyObject *o, PyObject *args, PyObject *kw)
 {
@@ -525,7 +517,7 @@ static PyType_Slot qa_slots[] = {
 		     "may also be given as a keyword argument." },
 	{ Py_tp_init, qa_init },
 	{ Py_tp_methods, qa_methods },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -543,16 +535,13 @@ static PyType_Spec qa_spec = {
 static const struct pv_field ece_fields[] = {
 	PV_FIELD(struct pv_ece, ece.vendor_id, "vendor_id"),
 	PV_FIELD(struct pv_ece, ece.options, "options"),
-	PV_FIELD(struct pv_ece, ece.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_ece, ece.comp_mask, "comp_mask"), PV_FIELD_END
 };
 
-static const struct qp_param ece_params[] = {
-	{ "vendor_id", "vendor_id" },
-	{ "options", "options" },
-	{ "comp_mask", "comp_mask" },
-	{ NULL }
-};
+static const struct qp_param ece_params[] = { { "vendor_id", "vendor_id" },
+					      { "options", "options" },
+					      { "comp_mask", "comp_mask" },
+					      { NULL } };
 
 static int ece_init(PyObject *o, PyObject *args, PyObject *kw)
 {
@@ -568,7 +557,7 @@ static PyType_Slot ece_slots[] = {
 		     "ibv_ece)." },
 	{ Py_tp_init, ece_init },
 	PV_CM_SLOTS,
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -604,9 +593,9 @@ static struct pv_cq *qp_cq_arg(PyObject *v, struct pv_obj *ctx,
  * table: it has no receive CQ, and libibverbs reads its send CQ only when
  * max_send_wr is not 0.
  */
-static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask,
-			   int ex, uint32_t max_send_wr, PyObject *pd,
-			   PyObject *scq, PyObject *rcq)
+static int qp_check_create(enum ibv_qp_type type, uint32_t comp_mask, int ex,
+			   uint32_t max_send_wr, PyObject *pd, PyObject *scq,
+			   PyObject *rcq)
 {
 	int rss = ex && (comp_mask & IBV_QP_INIT_ATTR_IND_TABLE);
 	int no_rq_cq = type == IBV_QPT_XRC_SEND || rss;
@@ -769,15 +758,14 @@ static PyGetSetDef databuf_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot databuf_slots[] = {
-	{ Py_tp_doc, "DataBuffer(addr, length)\n--\n\n"
-		     "A buffer (struct ibv_data_buf) for "
-		     "QPEx.wr_set_inline_data_list()." },
-	{ Py_tp_init, databuf_init },
-	{ Py_tp_getset, databuf_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
+static PyType_Slot databuf_slots[] = { { Py_tp_doc,
+					 "DataBuffer(addr, length)\n--\n\n"
+					 "A buffer (struct ibv_data_buf) for "
+					 "QPEx.wr_set_inline_data_list()." },
+				       { Py_tp_init, databuf_init },
+				       { Py_tp_getset, databuf_getset },
+				       PV_CM_SLOTS,
+				       { 0, NULL } };
 
 static PyType_Spec databuf_spec = {
 	.name = "pyverbs.qp.DataBuffer",
@@ -796,8 +784,8 @@ int pv_qp_attr_init_types(PyObject *m)
 			     qiax_oslots, qiax_extra, &pv.QPInitAttrEx) ||
 	    pv_add_data_type(m, &qa_spec, pv.PyverbsObject, qa_fields, NULL,
 			     qa_extra, &pv.QPAttr) ||
-	    pv_add_data_type(m, &ece_spec, pv.PyverbsCM, ece_fields, NULL,
-			     NULL, &pv.ECE) ||
+	    pv_add_data_type(m, &ece_spec, pv.PyverbsCM, ece_fields, NULL, NULL,
+			     &pv.ECE) ||
 	    pv_add_type(m, &databuf_spec, pv.PyverbsCM, &pv.DataBuffer))
 		return -1;
 	return 0;

@@ -25,20 +25,20 @@ struct pv_qp_cap {
 struct pv_qp_init_attr {
 	PyObject_HEAD
 	struct ibv_qp_init_attr attr;
-	PyObject *qp_context;	/* any object, or None */
-	PyObject *scq, *rcq;	/* CQ, CQEX or None */
-	PyObject *srq;		/* SRQ or None */
+	PyObject *qp_context; /* any object, or None */
+	PyObject *scq, *rcq;  /* CQ, CQEX or None */
+	PyObject *srq;	      /* SRQ or None */
 };
 struct pv_qp_init_attr_ex {
 	PyObject_HEAD
 	struct ibv_qp_init_attr_ex attr;
 	PyObject *qp_context;
 	PyObject *scq, *rcq;
-	PyObject *srq;		/* SRQ or None */
-	PyObject *xrcd;		/* XRCD or None */
-	PyObject *ind_table;	/* RwqIndTable or None */
-	PyObject *hash_conf;	/* RxHashConf or None */
-	PyObject *pd;		/* PD or None */
+	PyObject *srq;	     /* SRQ or None */
+	PyObject *xrcd;	     /* XRCD or None */
+	PyObject *ind_table; /* RwqIndTable or None */
+	PyObject *hash_conf; /* RxHashConf or None */
+	PyObject *pd;	     /* PD or None */
 };
 struct pv_qp_attr {
 	PyObject_HEAD
@@ -59,7 +59,7 @@ struct pv_ece {
  * where none), what the comp_mask asks for given (pd_o: the PD, or None),
  * the RX hash copied.  0 or -1. */
 struct pv_qp_objs {
-	PyObject *qp_context;		/* borrowed, or NULL */
+	PyObject *qp_context; /* borrowed, or NULL */
 	struct pv_cq *scq, *rcq;
 	struct pv_srq *srq;
 	struct pv_xrcd *xrcd;

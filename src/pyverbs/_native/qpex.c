@@ -5,7 +5,7 @@
  * QPEx refuses builders the provider did not set, calls out of
  * wr_start()/wr_complete() order, and AHs closed within a batch.
  */
-#include "qp.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "qp.h" /* first: Python.h defines _GNU_SOURCE */
 #include "addr.h"
 #include "errors.h"
 #include "field.h"
@@ -41,7 +41,7 @@ static void qpx_end_batch(struct pv_qp_ex *self)
 	n = self->held ? PyList_GET_SIZE(self->held) : 0;
 	if (!n)
 		return;
-	if (n == 1) {	/* the usual batch: one AH */
+	if (n == 1) { /* the usual batch: one AH */
 		drop[0] = PyList_GET_ITEM(self->held, 0);
 		Py_SET_SIZE(self->held, 0);
 		Py_DECREF(drop[0]);
@@ -176,12 +176,12 @@ static int qpx_has(const void *fn, const char *name)
 	return 0;
 }
 
-#define QPX_CALL(obj, fn, ...)                                          \
-	do {                                                            \
-		struct ibv_qp_ex *qpx_ = qpx_batch(obj);                 \
-		if (!qpx_ || !qpx_has((const void *)qpx_->fn, #fn))      \
-			return NULL;                                    \
-		qpx_->fn(qpx_, ##__VA_ARGS__);                          \
+#define QPX_CALL(obj, fn, ...)                                      \
+	do {                                                        \
+		struct ibv_qp_ex *qpx_ = qpx_batch(obj);            \
+		if (!qpx_ || !qpx_has((const void *)qpx_->fn, #fn)) \
+			return NULL;                                \
+		qpx_->fn(qpx_, ##__VA_ARGS__);                      \
 	} while (0)
 
 static PyObject *qpx_wr_start(PyObject *obj, PyObject *unused)
@@ -190,7 +190,7 @@ static PyObject *qpx_wr_start(PyObject *obj, PyObject *unused)
 
 	if (!qpx)
 		return NULL;
-	if (QPX(obj)->in_wr)	/* a second ibv_wr_start() can deadlock */
+	if (QPX(obj)->in_wr) /* a second ibv_wr_start() can deadlock */
 		return pv_raise_user("wr_start() was already called: finish "
 				     "with wr_complete() or wr_abort() first");
 	ibv_wr_start(qpx);
@@ -217,11 +217,12 @@ static PyObject *qpx_wr_complete(PyObject *obj, PyObject *unused)
 		return pv_raise_user("The %s given to %s() was closed: the "
 				     "batch is aborted",
 				     pv_type_ok(o, pv.AH) ? "AH" :
-				     pv_type_ok(o, pv.MW) ? "MW" : "MR",
+				     pv_type_ok(o, pv.MW) ? "MW" :
+							    "MR",
 				     pv_type_ok(o, pv.AH) ? "wr_set_ud_addr" :
-				     "wr_bind_mw");
+							    "wr_bind_mw");
 	}
-	rc = ibv_wr_complete(qpx);	/* returns errno */
+	rc = ibv_wr_complete(qpx); /* returns errno */
 	qpx_end_batch(self);
 	if (rc)
 		return pv_raise_rc(rc, "ibv_wr_complete",
@@ -254,7 +255,9 @@ int pv_u32_arg(PyObject *args, PyObject *kw, const char *fname,
 
 	snprintf(fmt, sizeof(fmt), "O&:%s", fname);
 	return PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u32,
-					   out) ? 0 : -1;
+					   out) ?
+		       0 :
+		       -1;
 }
 
 /*
@@ -267,21 +270,27 @@ PV_WR_SIG(qpx_send_inv_sig, "wr_send_inv", 1, 1, "invalidate_rkey");
 PV_WR_SIG(qpx_local_inv_sig, "wr_local_inv", 1, 1, "invalidate_rkey");
 PV_WR_SIG(qpx_read_sig, "wr_rdma_read", 2, 2, "rkey", "remote_addr");
 PV_WR_SIG(qpx_write_sig, "wr_rdma_write", 2, 2, "rkey", "remote_addr");
-PV_WR_SIG(qpx_write_imm_sig, "wr_rdma_write_imm", 3, 3, "rkey",
-	  "remote_addr", "data");
+PV_WR_SIG(qpx_write_imm_sig, "wr_rdma_write_imm", 3, 3, "rkey", "remote_addr",
+	  "data");
 PV_WR_SIG(qpx_cmp_swp_sig, "wr_atomic_cmp_swp", 4, 4, "rkey", "remote_addr",
 	  "compare", "swap");
-PV_WR_SIG(qpx_fetch_add_sig, "wr_atomic_fetch_add", 3, 3, "rkey",
-	  "remote_addr", "add");
+PV_WR_SIG(qpx_fetch_add_sig, "wr_atomic_fetch_add", 3, 3, "rkey", "remote_addr",
+	  "add");
 PV_WR_SIG(qpx_ud_sig, "wr_set_ud_addr", 3, 3, "ah", "remote_qpn",
 	  "remote_rkey");
 PV_WR_SIG(qpx_srqn_sig, "wr_set_xrc_srqn", 1, 1, "remote_srqn");
 
-static struct pv_wr_sig *const qpx_sigs[] = {
-	&qpx_imm_sig, &qpx_send_inv_sig, &qpx_local_inv_sig, &qpx_read_sig,
-	&qpx_write_sig, &qpx_write_imm_sig, &qpx_cmp_swp_sig,
-	&qpx_fetch_add_sig, &qpx_ud_sig, &qpx_srqn_sig, NULL
-};
+static struct pv_wr_sig *const qpx_sigs[] = { &qpx_imm_sig,
+					      &qpx_send_inv_sig,
+					      &qpx_local_inv_sig,
+					      &qpx_read_sig,
+					      &qpx_write_sig,
+					      &qpx_write_imm_sig,
+					      &qpx_cmp_swp_sig,
+					      &qpx_fetch_add_sig,
+					      &qpx_ud_sig,
+					      &qpx_srqn_sig,
+					      NULL };
 
 /*
  * Parse the arguments of builder sig (all required) into u[], each an
@@ -334,18 +343,18 @@ static inline int qpx_args(const struct pv_wr_sig *sig, int n,
 	return qpx_args_any(sig, max, args, nargs, kwnames, u, o);
 }
 
-#define QPX_ARGS(sig, max, u)                                           \
-	do {                                                            \
-		if (qpx_args(&(sig), sizeof(u) / sizeof((u)[0]), max,   \
-			     args, nargs, kwnames, u, NULL))            \
-			return NULL;                                    \
+#define QPX_ARGS(sig, max, u)                                               \
+	do {                                                                \
+		if (qpx_args(&(sig), sizeof(u) / sizeof((u)[0]), max, args, \
+			     nargs, kwnames, u, NULL))                      \
+			return NULL;                                        \
 	} while (0)
-#define QPX_FC_PARAMS                                                   \
-	PyObject *obj, PyObject *const *args, Py_ssize_t nargs,         \
+#define QPX_FC_PARAMS                                           \
+	PyObject *obj, PyObject *const *args, Py_ssize_t nargs, \
 		PyObject *kwnames
 
-static const uint64_t qpx_rkey_addr[] = { UINT32_MAX, UINT64_MAX,
-					   UINT32_MAX, UINT64_MAX };
+static const uint64_t qpx_rkey_addr[] = { UINT32_MAX, UINT64_MAX, UINT32_MAX,
+					  UINT64_MAX };
 
 static PyObject *qpx_wr_send_imm(QPX_FC_PARAMS)
 {
@@ -391,8 +400,7 @@ static void *qpx_copy_in(uint64_t addr, size_t len)
 	return buf;
 }
 
-static PyObject *qpx_wr_send_tso(PyObject *obj, PyObject *args,
-				 PyObject *kw)
+static PyObject *qpx_wr_send_tso(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "hdr", "hdr_sz", "mss", NULL };
 	uint64_t hdr;
@@ -400,10 +408,9 @@ static PyObject *qpx_wr_send_tso(PyObject *obj, PyObject *args,
 	struct ibv_qp_ex *qpx;
 	void *buf;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&:wr_send_tso",
-					 kwlist, pv_conv_u64, &hdr,
-					 pv_conv_u16, &hdr_sz, pv_conv_u16,
-					 &mss))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&:wr_send_tso", kwlist,
+					 pv_conv_u64, &hdr, pv_conv_u16,
+					 &hdr_sz, pv_conv_u16, &mss))
 		return NULL;
 	qpx = qpx_batch(obj);
 	if (!qpx || !qpx_has((const void *)qpx->wr_send_tso, "wr_send_tso"))
@@ -506,8 +513,8 @@ static PyObject *qpx_wr_atomic_write(PyObject *obj, PyObject *args,
 
 static PyObject *qpx_wr_flush(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "rkey", "remote_addr", "length", "ptype",
-				  "level", NULL };
+	static char *kwlist[] = { "rkey",  "remote_addr", "length",
+				  "ptype", "level",	  NULL };
 	uint32_t rkey, len;
 	uint64_t addr;
 	uint8_t ptype, level;
@@ -555,8 +562,8 @@ static struct pv_obj *qpx_same_ctx(struct pv_qp_ex *self, PyObject *o,
 				   const char *an_tp)
 {
 	if (!pv_type_ok(o, tp)) {
-		PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s",
-			     what, an_tp, Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s", what,
+			     an_tp, Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	if (pv_check_open(PV_OBJ(o)))
@@ -598,7 +605,7 @@ static PyObject *qpx_wr_bind_mw(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	QPX_CALL(obj, wr_bind_mw, ((struct pv_mw *)mw)->mw, rkey, &info);
 	pv_mw_bound_via(mwo, PV_OBJ(obj), &old);
-	Py_XDECREF(old);	/* last: it may free the other QP */
+	Py_XDECREF(old); /* last: it may free the other QP */
 	Py_RETURN_NONE;
 }
 
@@ -620,11 +627,9 @@ static PyObject *qpx_wr_set_ud_addr(QPX_FC_PARAMS)
 	ah = (struct pv_ah *)o[0];
 	/* held first: making the list may run the collector, whose
 	 * finalizers may close the AH (QPX_CALL checks the QP again) */
-	if (!qpx_batch(obj) || qpx_hold(self, o[0]) ||
-	    pv_check_open(&ah->obj))
+	if (!qpx_batch(obj) || qpx_hold(self, o[0]) || pv_check_open(&ah->obj))
 		return NULL;
-	QPX_CALL(obj, wr_set_ud_addr, ah->ah, (uint32_t)u[1],
-		 (uint32_t)u[2]);
+	QPX_CALL(obj, wr_set_ud_addr, ah->ah, (uint32_t)u[1], (uint32_t)u[2]);
 	Py_RETURN_NONE;
 }
 
@@ -682,9 +687,10 @@ static PyObject *const *qpx_items(PyObject *list, Py_ssize_t n,
 	items = PySequence_Fast_ITEMS(list);
 	for (i = 0; i < n; i++)
 		if (!pv_type_ok(items[i], tp)) {
-			PyErr_Format(PyExc_TypeError, "%s[%zd] must be a %s, "
-				     "not %.100s", what, i,
-				     tp ? tp->tp_name : "?",
+			PyErr_Format(PyExc_TypeError,
+				     "%s[%zd] must be a %s, "
+				     "not %.100s",
+				     what, i, tp ? tp->tp_name : "?",
 				     Py_TYPE(items[i])->tp_name);
 			return NULL;
 		}
@@ -728,7 +734,8 @@ static PyObject *qpx_wr_set_inline_data_list(PyObject *obj, PyObject *args,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		struct ibv_data_buf *d = &((struct pv_data_buf *)items[i])->data;
+		struct ibv_data_buf *d =
+			&((struct pv_data_buf *)items[i])->data;
 
 		if (pv_read_mem(data + off, (uintptr_t)d->addr, d->length))
 			goto out;
@@ -772,8 +779,8 @@ static PyObject *qpx_wr_set_sge_list(PyObject *obj, PyObject *args,
 					 kwlist, pv_conv_u32, &n, &list))
 		return NULL;
 	qpx = qpx_batch(obj);
-	if (!qpx || !qpx_has((const void *)qpx->wr_set_sge_list,
-			     "wr_set_sge_list"))
+	if (!qpx ||
+	    !qpx_has((const void *)qpx->wr_set_sge_list, "wr_set_sge_list"))
 		return NULL;
 	items = qpx_items(list, n, pv.SGE, "sg_list");
 	if (!items)
@@ -807,8 +814,7 @@ static PyObject *qpx_get_field(PyObject *obj, void *c)
 
 static int qpx_set_field_any(PyObject *obj, PyObject *v, void *c)
 {
-	static const char *const names[] = { "wr_id", "wr_flags",
-					     "comp_mask" };
+	static const char *const names[] = { "wr_id", "wr_flags", "comp_mask" };
 	struct ibv_qp_ex *qpx;
 	uint64_t x;
 
@@ -861,8 +867,9 @@ static PyObject *qpx_get_ind_table(PyObject *obj, void *c)
 {
 	struct pv_qp *qp = (struct pv_qp *)obj;
 
-	return pv_get_slot(qp->obj.closed || !qp->ind_table ? NULL :
-			   (PyObject *)qp->ind_table);
+	return pv_get_slot(qp->obj.closed || !qp->ind_table ?
+				   NULL :
+				   (PyObject *)qp->ind_table);
 }
 
 static int qpx_traverse(PyObject *obj, visitproc visit, void *arg)
@@ -873,13 +880,13 @@ static int qpx_traverse(PyObject *obj, visitproc visit, void *arg)
 
 static int qpx_clear(PyObject *obj)
 {
-	pv_qp_clear(obj);	/* closes first: aborts an open batch */
+	pv_qp_clear(obj); /* closes first: aborts an open batch */
 	Py_CLEAR(QPX(obj)->held);
 	return 0;
 }
 
-#define QPX_M(name, flags, sig, doc)                                    \
-	{ #name, (PyCFunction)(void (*)(void))qpx_##name, flags,        \
+#define QPX_M(name, flags, sig, doc)                             \
+	{ #name, (PyCFunction)(void (*)(void))qpx_##name, flags, \
 	  #name "($self" sig ")\n--\n\n" doc }
 #define QPX_KW (METH_VARARGS | METH_KEYWORDS)
 #define QPX_FC (METH_FASTCALL | METH_KEYWORDS)
@@ -889,8 +896,7 @@ static PyMethodDef qpx_methods[] = {
 	      "Start a batch of work requests (ibv_wr_start)."),
 	QPX_M(wr_complete, METH_NOARGS, ", /",
 	      "Post the batch (ibv_wr_complete)."),
-	QPX_M(wr_abort, METH_NOARGS, ", /",
-	      "Drop the batch (ibv_wr_abort)."),
+	QPX_M(wr_abort, METH_NOARGS, ", /", "Drop the batch (ibv_wr_abort)."),
 	QPX_M(wr_send, METH_NOARGS, ", /", "A SEND."),
 	QPX_M(wr_send_imm, QPX_FC, ", data", "A SEND with immediate data."),
 	QPX_M(wr_send_inv, QPX_FC, ", invalidate_rkey",
@@ -912,8 +918,7 @@ static PyMethodDef qpx_methods[] = {
 	QPX_M(wr_bind_mw, QPX_KW, ", mw, rkey, bind_info",
 	      "Bind a type 2 memory window (ibv_wr_bind_mw) to bind_info's "
 	      "MR range, giving it the new rkey (see pyverbs.base.inc_rkey)."),
-	QPX_M(wr_local_inv, QPX_FC, ", invalidate_rkey",
-	      "A local invalidate."),
+	QPX_M(wr_local_inv, QPX_FC, ", invalidate_rkey", "A local invalidate."),
 	QPX_M(wr_set_ud_addr, QPX_FC, ", ah, remote_qpn, remote_rkey",
 	      "Address the WR (UD); the AH must stay open until "
 	      "wr_complete()."),
@@ -924,8 +929,7 @@ static PyMethodDef qpx_methods[] = {
 	QPX_M(wr_set_inline_data_list, QPX_KW, ", num_buf, buf_list",
 	      "Inline data from num_buf DataBuffers, copied now."),
 	QPX_M(wr_set_sge, METH_O, ", sge, /", "The WR's single SGE."),
-	QPX_M(wr_set_sge_list, QPX_KW, ", num_sge, sg_list",
-	      "The WR's SGEs."),
+	QPX_M(wr_set_sge_list, QPX_KW, ", num_sge, sg_list", "The WR's SGEs."),
 	{ NULL }
 };
 

@@ -34,8 +34,10 @@ static PyObject *no_cmid_pd_obj(PyObject *o)
 
 static int no_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out)
 {
-	PyErr_Format(PyExc_TypeError, "ud_param must be a UDParam, not "
-		     "%.100s (" NO_RDMACM ")", Py_TYPE(o)->tp_name);
+	PyErr_Format(PyExc_TypeError,
+		     "ud_param must be a UDParam, not "
+		     "%.100s (" NO_RDMACM ")",
+		     Py_TYPE(o)->tp_name);
 	return -1;
 }
 
@@ -47,10 +49,10 @@ struct pv_cm_ops pv_cm_ops = {
 	.ud_param_ah_attr = no_ud_param_ah_attr,
 };
 
-#define SET_OP(name)					\
-	do {						\
-		if (ops->name)				\
-			pv_cm_ops.name = ops->name;	\
+#define SET_OP(name)                                \
+	do {                                        \
+		if (ops->name)                      \
+			pv_cm_ops.name = ops->name; \
 	} while (0)
 
 void pv_cm_set_ops(const struct pv_cm_ops *ops)

@@ -6,7 +6,7 @@
  * implementation in wr.c; the types register themselves with
  * pv_wr_add_type() (pv_recv_wr_init_types()).
  */
-#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h" /* first: Python.h sets _GNU_SOURCE */
 #include "wr_impl.h"
 #include "errors.h"
 #include "field.h"
@@ -36,7 +36,7 @@ static const struct pv_wr_kind recv_kind =
 /* fresh: self was just allocated, so no WR can point at it (no cycle). */
 static int recvwr_fill(struct pv_recv_wr *self, PyObject **v, int fresh)
 {
-	PyObject *next = v[RV_NEXT], *const *items, *one[1];
+	PyObject *next = v[RV_NEXT], *const * items, *one[1];
 	uint64_t wr_id = 0;
 	int num_sge, none;
 
@@ -69,8 +69,8 @@ static PyObject *recvwr_vectorcall(PyObject *type, PyObject *const *args,
 {
 	PyObject *v[4], *self;
 
-	if (pv_wr_parse_vc(&recv_sig, args, PyVectorcall_NARGS(nargsf),
-			   kwnames, v))
+	if (pv_wr_parse_vc(&recv_sig, args, PyVectorcall_NARGS(nargsf), kwnames,
+			   v))
 		return NULL;
 	self = pv_wr_alloc((PyTypeObject *)type, pv.RecvWR,
 			   sizeof(struct pv_recv_wr));
@@ -115,19 +115,13 @@ int pv_recv_wr_copy(struct pv_recv_wr *dst, const struct pv_recv_wr *src)
 }
 
 static const struct pv_field recvwr_fields[] = {
-	PV_FIELD(struct pv_recv_wr, wr.wr_id, "wr_id"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_recv_wr, wr.wr_id, "wr_id"), PV_FIELD_END
 };
 
-static const PyGetSetDef recvwr_extra[] = {
-	PV_WR_GETSET(recv_kind, "RecvWR"),
-	{ NULL }
-};
+static const PyGetSetDef recvwr_extra[] = { PV_WR_GETSET(recv_kind, "RecvWR"),
+					    { NULL } };
 
-static PyMethodDef recvwr_methods[] = {
-	PV_WR_CM_METHODS,
-	{ NULL }
-};
+static PyMethodDef recvwr_methods[] = { PV_WR_CM_METHODS, { NULL } };
 
 static PyType_Slot recvwr_slots[] = {
 	{ Py_tp_doc, "RecvWR(wr_id=0, num_sge=0, sg=None, next_wr=None)\n--\n"
@@ -169,11 +163,20 @@ static const struct pv_wr_type recv_type = {
 /* ------------------------------------------------------------------ */
 
 PV_WR_SIG(ops_sig, "OpsWr", 10, 0, "wr_id", "opcode", "flags", "next_wr",
-	  "unexpected_cnt", "recv_wr_id", "num_sge", "tag", "mask",
-	  "sg_list");
+	  "unexpected_cnt", "recv_wr_id", "num_sge", "tag", "mask", "sg_list");
 
-enum { OP_WR_ID, OP_OPCODE, OP_FLAGS, OP_NEXT, OP_UNEXP, OP_RECV_WR_ID,
-       OP_NUM_SGE, OP_TAG, OP_MASK, OP_SG };
+enum {
+	OP_WR_ID,
+	OP_OPCODE,
+	OP_FLAGS,
+	OP_NEXT,
+	OP_UNEXP,
+	OP_RECV_WR_ID,
+	OP_NUM_SGE,
+	OP_TAG,
+	OP_MASK,
+	OP_SG
+};
 
 static int opswr_clear(PyObject *self)
 {
@@ -210,8 +213,8 @@ static int opswr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_wr_parse_tuple(&ops_sig, args, kw, v) ||
 	    pv_wr_u64(v[OP_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
 	    pv_wr_u32(v[OP_OPCODE], &opcode, "opcode") ||
-	    (v[OP_FLAGS] && pv_to_i64(v[OP_FLAGS], INT_MIN, INT_MAX, &flags,
-				      "flags")) ||
+	    (v[OP_FLAGS] &&
+	     pv_to_i64(v[OP_FLAGS], INT_MIN, INT_MAX, &flags, "flags")) ||
 	    pv_wr_u32(v[OP_UNEXP], &unexp, "unexpected_cnt") ||
 	    pv_wr_u64(v[OP_RECV_WR_ID], UINT64_MAX, &recv_wr_id,
 		      "recv_wr_id") ||
@@ -278,26 +281,22 @@ static const struct pv_field opswr_fields[] = {
 	PV_FIELD_END
 };
 
-static const PyGetSetDef opswr_extra[] = {
-	PV_WR_GETSET(ops_kind, "OpsWr"),
-	{ NULL }
-};
+static const PyGetSetDef opswr_extra[] = { PV_WR_GETSET(ops_kind, "OpsWr"),
+					   { NULL } };
 
-static PyMethodDef opswr_methods[] = {
-	PV_WR_CM_METHODS,
-	{ NULL }
-};
+static PyMethodDef opswr_methods[] = { PV_WR_CM_METHODS, { NULL } };
 
 static PyType_Slot opswr_slots[] = {
-	{ Py_tp_doc, "OpsWr(wr_id=0, opcode=0, "
-		     "flags=1, next_wr=None, unexpected_cnt=0, "
-		     "recv_wr_id=0, num_sge=None, tag=0, mask=0, sg_list=None)"
-		     "\n--\n\n"
-		     "Defaults: opcode=IBV_WR_TAG_ADD, flags=IBV_OPS_SIGNALED.\n"
-		     "A tag-matching operation for SRQ.post_srq_ops() (struct "
-		     "ibv_ops_wr).  sg_list: the SGEs of a TAG_ADD, copied in "
-		     "(num_sge of them, all by default).  handle is what the "
-		     "provider returns for an added tag, to delete it with." },
+	{ Py_tp_doc,
+	  "OpsWr(wr_id=0, opcode=0, "
+	  "flags=1, next_wr=None, unexpected_cnt=0, "
+	  "recv_wr_id=0, num_sge=None, tag=0, mask=0, sg_list=None)"
+	  "\n--\n\n"
+	  "Defaults: opcode=IBV_WR_TAG_ADD, flags=IBV_OPS_SIGNALED.\n"
+	  "A tag-matching operation for SRQ.post_srq_ops() (struct "
+	  "ibv_ops_wr).  sg_list: the SGEs of a TAG_ADD, copied in "
+	  "(num_sge of them, all by default).  handle is what the "
+	  "provider returns for an added tag, to delete it with." },
 	{ Py_tp_new, opswr_tp_new },
 	{ Py_tp_init, opswr_init },
 	{ Py_tp_dealloc, opswr_dealloc },

@@ -8,7 +8,7 @@
  * object.c), and an RSS QP is a child of its table: closing a WQ closes its
  * tables, which close their QPs, first.
  */
-#include "rwq_ind_table.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "rwq_ind_table.h" /* first: Python.h defines _GNU_SOURCE */
 #include "context.h"
 #include "errors.h"
 #include "field.h"
@@ -29,7 +29,7 @@
 struct pv_rwq_ind_table_init_attr {
 	PyObject_HEAD
 	struct ibv_rwq_ind_table_init_attr attr;
-	PyObject *wqs;		/* list of WQ */
+	PyObject *wqs; /* list of WQ */
 };
 
 #define RIA struct pv_rwq_ind_table_init_attr
@@ -43,8 +43,7 @@ PV_OSLOTS_GC(ria, ria_oslots)
 
 static const struct pv_field ria_fields[] = {
 	PV_FIELD_RO(RIA, attr.log_ind_tbl_size, "log_ind_tbl_size"),
-	PV_FIELD(RIA, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD(RIA, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
 
 /* A new list of the items of v, a list or tuple (None: empty); else NULL
@@ -54,8 +53,10 @@ static PyObject *ria_wq_list(PyObject *v)
 	if (v == Py_None)
 		return PyList_New(0);
 	if (!PyList_Check(v) && !PyTuple_Check(v)) {
-		PyErr_Format(PyExc_TypeError, "wqs_list must be a list of WQ, "
-			     "not %.100s", Py_TYPE(v)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "wqs_list must be a list of WQ, "
+			     "not %.100s",
+			     Py_TYPE(v)->tp_name);
 		return NULL;
 	}
 	return PySequence_List(v);
@@ -91,13 +92,17 @@ static int ria_init(PyObject *o, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:RwqIndTableInitAttr",
 					 kwlist, &logo, &wqso, &cmo))
 		return -1;
-	if (logo && pv_positive_i64(logo, "log_ind_tbl_size", "Invalid "
-				"indirection table size. Log size must be > 0",
-				&log))
+	if (logo &&
+	    pv_positive_i64(logo, "log_ind_tbl_size",
+			    "Invalid "
+			    "indirection table size. Log size must be > 0",
+			    &log))
 		return -1;
 	if (log > UINT32_MAX) {
-		PyErr_Format(PyExc_OverflowError, "log_ind_tbl_size is out of "
-			     "range (1..%lu)", (unsigned long)UINT32_MAX);
+		PyErr_Format(PyExc_OverflowError,
+			     "log_ind_tbl_size is out of "
+			     "range (1..%lu)",
+			     (unsigned long)UINT32_MAX);
 		return -1;
 	}
 	wqs = ria_wq_list(wqso);
@@ -105,8 +110,8 @@ static int ria_init(PyObject *o, PyObject *args, PyObject *kw)
 		return -1;
 	if (log < 62 && ((int64_t)1 << log) < PyList_GET_SIZE(wqs)) {
 		pv_raise_user("Requested table size (%lld) is smaller than the "
-			      "number of wqs (%zd)", (long long)1 << log,
-			      PyList_GET_SIZE(wqs));
+			      "number of wqs (%zd)",
+			      (long long)1 << log, PyList_GET_SIZE(wqs));
 		Py_DECREF(wqs);
 		return -1;
 	}
@@ -131,7 +136,7 @@ static PyType_Slot ria_slots[] = {
 		     "exactly that many; a WQ may appear more than once)." },
 	{ Py_tp_init, ria_init },
 	PV_OSLOTS_GC_SLOTS(ria),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -155,7 +160,7 @@ static int rit_destroy(struct pv_obj *o)
 
 	if (!self->tbl)
 		return 0;
-	rc = ibv_destroy_rwq_ind_table(self->tbl);	/* returns errno */
+	rc = ibv_destroy_rwq_ind_table(self->tbl); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_rwq_ind_table",
 			    "Failed to dealloc RWQ IND TBL");
@@ -171,14 +176,14 @@ static int rit_destroy(struct pv_obj *o)
  * WQ (pv_wq.mark) and returns how many there are, or -1 with an exception
  * and no mark left.
  */
-static Py_ssize_t rit_check_wqs(PyObject *wqs, uint32_t log,
-				struct pv_obj *ctx)
+static Py_ssize_t rit_check_wqs(PyObject *wqs, uint32_t log, struct pv_obj *ctx)
 {
 	Py_ssize_t n = PyList_GET_SIZE(wqs), i, distinct = 0;
 
 	if (log >= 31 || ((Py_ssize_t)1 << log) != n) {
 		pv_raise_user("The indirection table has 2**%u entries but "
-			      "wqs_list has %zd WQs", (unsigned int)log, n);
+			      "wqs_list has %zd WQs",
+			      (unsigned int)log, n);
 		return -1;
 	}
 	if (ria_check_types(wqs))
@@ -190,7 +195,8 @@ static Py_ssize_t rit_check_wqs(PyObject *wqs, uint32_t log,
 			goto fail;
 		if (!pv_obj_descends_from(PV_OBJ(w), ctx)) {
 			pv_raise_user("wqs_list[%zd] belongs to another "
-				      "Context than the table", i);
+				      "Context than the table",
+				      i);
 			goto fail;
 		}
 		if (!WQ(w)->mark) {
@@ -252,7 +258,7 @@ static int rit_init(PyObject *obj, PyObject *args, PyObject *kw)
 		tbl[i] = WQ(PyList_GET_ITEM(wqs, i))->wq;
 	ia->attr.ind_tbl = tbl;
 	self->tbl = ibv_create_rwq_ind_table(((struct pv_context *)ctx)->ctx,
-					     &ia->attr);	/* NULL + errno */
+					     &ia->attr); /* NULL + errno */
 	if (!self->tbl)
 		pv_raise_errno("ibv_create_rwq_ind_table",
 			       "Failed to create RwqIndTable");
@@ -286,12 +292,13 @@ fail:
 	return -1;
 }
 
-struct pv_rwq_ind_table *pv_rwq_ind_table_arg(PyObject *o,
-					      struct pv_obj *ctx)
+struct pv_rwq_ind_table *pv_rwq_ind_table_arg(PyObject *o, struct pv_obj *ctx)
 {
 	if (!pv_type_ok(o, pv.RwqIndTable)) {
-		PyErr_Format(PyExc_TypeError, "ind_table must be an "
-			     "RwqIndTable, not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "ind_table must be an "
+			     "RwqIndTable, not %.100s",
+			     Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	if (pv_check_open(PV_OBJ(o)))
@@ -341,7 +348,8 @@ static int rit_clear(PyObject *obj)
 static PyGetSetDef rit_getset[] = {
 	{ "wqs", rit_get_wqs, NULL,
 	  "The WQs of the table, in table order (a list; None if it was "
-	  "never created).", NULL },
+	  "never created).",
+	  NULL },
 	{ "ind_tbl_num", rit_get_num, NULL,
 	  "The number of the table (ibv_rwq_ind_table.ind_tbl_num).", NULL },
 	{ "rwq_ind_table", rit_get_tbl, NULL,
@@ -381,7 +389,7 @@ static PyType_Spec rit_spec = {
 struct pv_rx_hash_conf {
 	PyObject_HEAD
 	struct ibv_rx_hash_conf conf;
-	PyObject *key;		/* bytes or NULL */
+	PyObject *key; /* bytes or NULL */
 };
 
 #define RHC(o) ((struct pv_rx_hash_conf *)(o))
@@ -406,8 +414,10 @@ static int rhc_set_key_len(PyObject *o, PyObject *v, void *c)
 	int rc;
 
 	if (pv_refuse_delete(v, "rx_hash_key_len") ||
-	    pv_positive_i64(v, "rx_hash_key_len", "Invalid rx_hash_key_len. Must "
-			"be greater then 0", &x))
+	    pv_positive_i64(v, "rx_hash_key_len",
+			    "Invalid rx_hash_key_len. Must "
+			    "be greater then 0",
+			    &x))
 		return -1;
 	/* the value converted once, stored with the field's range check */
 	n = PyLong_FromLongLong(x);
@@ -439,17 +449,19 @@ static int rhc_set_key(PyObject *o, PyObject *v, void *c)
 	}
 	if (PyUnicode_Check(v)) {
 		PyErr_SetString(PyExc_TypeError, "rx_hash_key must be bytes or "
-				"a list of ints, not str");
+						 "a list of ints, not str");
 		return -1;
 	}
 	seq = PySequence_Fast(v, "rx_hash_key must be bytes or a list of "
-			      "ints");
+				 "ints");
 	if (!seq)
 		return -1;
 	n = PySequence_Fast_GET_SIZE(seq);
 	if (n > UINT8_MAX) {
-		PyErr_Format(PyExc_OverflowError, "rx_hash_key has %zd bytes, "
-			     "more than %d", n, UINT8_MAX);
+		PyErr_Format(PyExc_OverflowError,
+			     "rx_hash_key has %zd bytes, "
+			     "more than %d",
+			     n, UINT8_MAX);
 		Py_DECREF(seq);
 		return -1;
 	}
@@ -517,7 +529,8 @@ static int rhc_init(PyObject *o, PyObject *args, PyObject *kw)
 		klen = PyLong_FromSsize_t(n);
 		want = len ? Py_NewRef(len) : PyLong_FromLong(0);
 		eq = klen && want ?
-			PyObject_RichCompareBool(want, klen, Py_EQ) : -1;
+			     PyObject_RichCompareBool(want, klen, Py_EQ) :
+			     -1;
 		Py_XDECREF(klen);
 		Py_XDECREF(want);
 		if (eq < 0)
@@ -543,15 +556,18 @@ int pv_rx_hash_conf_get(PyObject *o, struct ibv_rx_hash_conf *out)
 	Py_ssize_t have;
 
 	if (!pv_type_ok(o, pv.RxHashConf)) {
-		PyErr_Format(PyExc_TypeError, "hash_conf must be an "
-			     "RxHashConf, not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "hash_conf must be an "
+			     "RxHashConf, not %.100s",
+			     Py_TYPE(o)->tp_name);
 		return -1;
 	}
 	self = RHC(o);
 	have = self->key ? PyBytes_GET_SIZE(self->key) : 0;
 	if (self->conf.rx_hash_key_len > have) {
 		pv_raise_user("rx_hash_key_len is %u but rx_hash_key has %zd "
-			      "bytes", self->conf.rx_hash_key_len, have);
+			      "bytes",
+			      self->conf.rx_hash_key_len, have);
 		return -1;
 	}
 	*out = self->conf;
@@ -573,7 +589,8 @@ static const PyGetSetDef rhc_extra[] = {
 	  (void *)&rhc_key_len_field },
 	{ "rx_hash_key", rhc_get_key, rhc_set_key,
 	  "The hash key: a list of ints (None if unset).  Assign bytes or a "
-	  "list of ints; that sets rx_hash_key_len too.", NULL },
+	  "list of ints; that sets rx_hash_key_len too.",
+	  NULL },
 	{ NULL }
 };
 
@@ -586,7 +603,7 @@ static PyType_Slot rhc_slots[] = {
 		     "fields hashed (IBV_RX_HASH_* bits)." },
 	{ Py_tp_init, rhc_init },
 	{ Py_tp_dealloc, rhc_dealloc },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 

@@ -15,12 +15,11 @@
 struct pv_rwq_ind_table {
 	struct pv_obj obj;
 	struct ibv_rwq_ind_table *tbl;
-	PyObject *wqs;		/* list of WQ */
+	PyObject *wqs; /* list of WQ */
 };
 /* The open RwqIndTable o of Context ctx; else NULL with TypeError,
  * PyverbsUserError (closed, another Context). */
-struct pv_rwq_ind_table *pv_rwq_ind_table_arg(PyObject *o,
-					      struct pv_obj *ctx);
+struct pv_rwq_ind_table *pv_rwq_ind_table_arg(PyObject *o, struct pv_obj *ctx);
 /* Fill *out from the RxHashConf o (its key stays owned by o, which the
  * caller holds while *out is used).  Refuses a rx_hash_key_len longer than
  * the key (the provider reads that many bytes).  0 or -1. */

@@ -6,7 +6,7 @@
  * chain are held by the shared implementation in wr.c; the type registers
  * itself with pv_wr_add_type() (pv_send_wr_init_types()).
  */
-#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h" /* first: Python.h sets _GNU_SOURCE */
 #include "wr_impl.h"
 #include "addr.h"
 #include "errors.h"
@@ -23,14 +23,26 @@ PV_WR_SIG(send_sig, "SendWR", 7, 0, "wr_id", "opcode", "num_sge", "imm_data",
 	  "compare_add", "swap");
 
 enum {
-	SW_WR_ID, SW_OPCODE, SW_NUM_SGE, SW_IMM, SW_SG, SW_FLAGS, SW_NEXT,
-	SW_RADDR, SW_RKEY, SW_AH, SW_RQPN, SW_RQKEY, SW_CMP, SW_SWAP,
+	SW_WR_ID,
+	SW_OPCODE,
+	SW_NUM_SGE,
+	SW_IMM,
+	SW_SG,
+	SW_FLAGS,
+	SW_NEXT,
+	SW_RADDR,
+	SW_RKEY,
+	SW_AH,
+	SW_RQPN,
+	SW_RQKEY,
+	SW_CMP,
+	SW_SWAP,
 };
 
 PV_WR_SIG(ud_sig, "set_wr_ud", 3, 3, "ah", "rqpn", "rqkey");
 PV_WR_SIG(rdma_sig, "set_wr_rdma", 2, 2, "rkey", "addr");
-PV_WR_SIG(atomic_sig, "set_wr_atomic", 4, 3, "rkey", "addr",
-	  "compare_add", "swap");
+PV_WR_SIG(atomic_sig, "set_wr_atomic", 4, 3, "rkey", "addr", "compare_add",
+	  "swap");
 
 static int sendwr_clear(PyObject *self)
 {
@@ -70,8 +82,7 @@ static void sendwr_set_ah(struct pv_send_wr *self, PyObject *ah)
  * compare_add=/swap= (+ remote_addr=, rkey=) is set_wr_atomic; remote_addr=
  * /rkey= alone is set_wr_rdma.  Fills wr->wr and *ah.
  */
-static int sendwr_shortcuts(struct ibv_send_wr *wr, PyObject **v,
-			    PyObject **ah)
+static int sendwr_shortcuts(struct ibv_send_wr *wr, PyObject **v, PyObject **ah)
 {
 	uint64_t raddr = 0, cmp = 0, swap = 0;
 	uint32_t rkey = 0, qpn = 0, qkey = 0;
@@ -124,7 +135,7 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 {
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED };
-	PyObject *next = v[SW_NEXT], *ah = NULL, *const *items, *one[1];
+	PyObject *next = v[SW_NEXT], *ah = NULL, *const * items, *one[1];
 	uint32_t opcode = IBV_WR_SEND;
 	uint64_t wr_id = 0;
 	int num_sge, none;
@@ -159,7 +170,7 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	    (opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM))
 		;
 	else if ((num_sge < 1 || none) && opcode != IBV_WR_LOCAL_INV &&
-	    opcode != IBV_WR_BIND_MW && opcode != IBV_WR_SEND_WITH_INV) {
+		 opcode != IBV_WR_BIND_MW && opcode != IBV_WR_SEND_WITH_INV) {
 		pv_raise_user("A WR needs at least one SGE");
 		return -1;
 	}
@@ -172,7 +183,7 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	if (pv_wr_sg_store(&wr.sg_list, self->sge_inline, items, num_sge))
 		return -1;
 	if (!num_sge)
-		wr.sg_list = NULL;	/* nothing for the provider to read */
+		wr.sg_list = NULL; /* nothing for the provider to read */
 	wr.num_sge = num_sge;
 	self->wr = wr;
 	self->sg_cap = num_sge;
@@ -187,8 +198,8 @@ static PyObject *sendwr_vectorcall(PyObject *type, PyObject *const *args,
 {
 	PyObject *v[PV_WR_MAX_PARAMS], *self;
 
-	if (pv_wr_parse_vc(&send_sig, args, PyVectorcall_NARGS(nargsf),
-			   kwnames, v))
+	if (pv_wr_parse_vc(&send_sig, args, PyVectorcall_NARGS(nargsf), kwnames,
+			   v))
 		return NULL;
 	self = pv_wr_alloc((PyTypeObject *)type, pv.SendWR,
 			   sizeof(struct pv_send_wr));
@@ -238,17 +249,20 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt)
 	for (i = 0; wr; wr = (struct pv_send_wr *)wr->next_wr, i++) {
 		if (wr->ah && wr->ah->obj.closed) {
 			pv_raise_user("SendWR %d of the list uses an AH that "
-				      "is closed", i);
+				      "is closed",
+				      i);
 			return -1;
 		}
 		if (qpt == IBV_QPT_UD && !wr->ah) {
 			pv_raise_user("SendWR %d of the list has no address: "
-				      "call set_wr_ud() for a UD QP", i);
+				      "call set_wr_ud() for a UD QP",
+				      i);
 			return -1;
 		}
 		if (wr->wr.opcode == IBV_WR_BIND_MW && !wr->wr.bind_mw.mw) {
 			pv_raise_user("SendWR %d of the list is a BIND_MW "
-				      "without a memory window", i);
+				      "without a memory window",
+				      i);
 			return -1;
 		}
 		if (wr->wr.opcode == IBV_WR_BIND_MW && wr->bind) {
@@ -258,7 +272,8 @@ int pv_send_wr_check(struct pv_send_wr *wr, enum ibv_qp_type qpt)
 			/* never hand a freed MW or MR to the provider */
 			if (PV_OBJ(mw)->closed) {
 				pv_raise_user("SendWR %d of the list binds a "
-					      "closed MW", i);
+					      "closed MW",
+					      i);
 				return -1;
 			}
 			if (pv_mw_bind_info_get(PyTuple_GET_ITEM(wr->bind, 1),
@@ -382,8 +397,7 @@ static PyObject *sendwr_set_qp_type_xrc(PyObject *obj, PyObject *val)
 	Py_RETURN_NONE;
 }
 
-static PyObject *sendwr_set_bind_wr(PyObject *obj, PyObject *args,
-				    PyObject *kw)
+static PyObject *sendwr_set_bind_wr(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "mw", "bind_info", NULL };
 	struct pv_send_wr *self = (struct pv_send_wr *)obj;
@@ -410,11 +424,11 @@ static PyObject *sendwr_set_bind_wr(PyObject *obj, PyObject *args,
 	Py_RETURN_NONE;
 }
 
-#define SW_GETTER(name, expr)                                           \
-	static PyObject *sendwr_get_##name(PyObject *obj, void *c)     \
-	{                                                               \
-		struct pv_send_wr *self = (struct pv_send_wr *)obj;     \
-		return PyLong_FromUnsignedLongLong(expr);               \
+#define SW_GETTER(name, expr)                                       \
+	static PyObject *sendwr_get_##name(PyObject *obj, void *c)  \
+	{                                                           \
+		struct pv_send_wr *self = (struct pv_send_wr *)obj; \
+		return PyLong_FromUnsignedLongLong(expr);           \
 	}
 SW_GETTER(rkey, self->wr.bind_mw.rkey)
 SW_GETTER(rdma_remote_addr, self->wr.wr.rdma.remote_addr)
@@ -430,8 +444,7 @@ SW_GETTER(remote_srqn, self->wr.qp_type.xrc.remote_srqn)
 static const struct pv_field sendwr_fields[] = {
 	PV_FIELD(struct pv_send_wr, wr.wr_id, "wr_id"),
 	PV_FIELD(struct pv_send_wr, wr.send_flags, "send_flags"),
-	PV_FIELD(struct pv_send_wr, wr.imm_data, "imm_data"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_send_wr, wr.imm_data, "imm_data"), PV_FIELD_END
 };
 
 #define SW_RO(name, doc) { #name, sendwr_get_##name, NULL, doc, NULL }
@@ -448,7 +461,7 @@ static const PyGetSetDef sendwr_extra[] = {
 	SW_RO(atomic_remote_addr, "Remote address of an atomic operation."),
 	SW_RO(atomic_rkey, "Remote key of an atomic operation."),
 	SW_RO(compare_add, "Compare (CMP_AND_SWP) or add (FETCH_AND_ADD) "
-	      "operand."),
+			   "operand."),
 	SW_RO(swap, "Swap operand of an atomic compare and swap."),
 	SW_RO(remote_qpn, "Remote QP number of a UD send (0 without an AH)."),
 	SW_RO(remote_qkey, "Remote Q_Key of a UD send (0 without an AH)."),
@@ -482,24 +495,25 @@ static PyMethodDef sendwr_methods[] = {
 };
 
 static PyType_Slot sendwr_slots[] = {
-	{ Py_tp_doc, "SendWR(wr_id=0, opcode=2, num_sge=0, "
-		     "imm_data=0, sg=None, send_flags=2, "
-		     "next_wr=None, *, remote_addr=None, rkey=None, ah=None, "
-		     "remote_qpn=None, remote_qkey=None, compare_add=None, "
-		     "swap=None)\n--\n\n"
-		     "Defaults: opcode=IBV_WR_SEND, send_flags=IBV_SEND_SIGNALED.\n"
-		     "A send work request (struct ibv_send_wr).  sg: a list of "
-		     "SGEs, copied in;\nnum_sge of them are used (all of them "
-		     "when num_sge is not given).  A WR\nneeds at least one "
-		     "SGE "
-		     "unless its opcode is LOCAL_INV, BIND_MW or\n"
-		     "SEND_WITH_INV, or it is a SEND / SEND_WITH_IMM given no "
-		     "sg at all\n(a zero-length send, sg_list NULL).  imm_data is stored as given (network "
-		     "order is the\ncaller's business, as upstream).\n\n"
-		     "Keyword shortcuts (pyverbs-c): ah=, remote_qpn=, "
-		     "remote_qkey= do\nset_wr_ud(); compare_add=, swap= with "
-		     "remote_addr=, rkey= do\nset_wr_atomic(); remote_addr=, "
-		     "rkey= alone do set_wr_rdma()." },
+	{ Py_tp_doc,
+	  "SendWR(wr_id=0, opcode=2, num_sge=0, "
+	  "imm_data=0, sg=None, send_flags=2, "
+	  "next_wr=None, *, remote_addr=None, rkey=None, ah=None, "
+	  "remote_qpn=None, remote_qkey=None, compare_add=None, "
+	  "swap=None)\n--\n\n"
+	  "Defaults: opcode=IBV_WR_SEND, send_flags=IBV_SEND_SIGNALED.\n"
+	  "A send work request (struct ibv_send_wr).  sg: a list of "
+	  "SGEs, copied in;\nnum_sge of them are used (all of them "
+	  "when num_sge is not given).  A WR\nneeds at least one "
+	  "SGE "
+	  "unless its opcode is LOCAL_INV, BIND_MW or\n"
+	  "SEND_WITH_INV, or it is a SEND / SEND_WITH_IMM given no "
+	  "sg at all\n(a zero-length send, sg_list NULL).  imm_data is stored as given (network "
+	  "order is the\ncaller's business, as upstream).\n\n"
+	  "Keyword shortcuts (pyverbs-c): ah=, remote_qpn=, "
+	  "remote_qkey= do\nset_wr_ud(); compare_add=, swap= with "
+	  "remote_addr=, rkey= do\nset_wr_atomic(); remote_addr=, "
+	  "rkey= alone do set_wr_rdma()." },
 	{ Py_tp_new, sendwr_tp_new },
 	{ Py_tp_init, sendwr_init },
 	{ Py_tp_dealloc, sendwr_dealloc },

@@ -5,7 +5,7 @@
  * explains; registered with wr.c's pv_wr_add_type().  Also the sg_list
  * attribute of the WRs, which makes SGE objects.
  */
-#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h" /* first: Python.h sets _GNU_SOURCE */
 #include "wr_impl.h"
 #include "errors.h"
 #include "field.h"
@@ -25,7 +25,7 @@ static PyObject *sge_alloc(PyTypeObject *tp)
 	o = PyObject_Malloc(sizeof(struct pv_sge));
 	if (!o)
 		return PyErr_NoMemory();
-	return PyObject_Init(o, tp);	/* takes a reference to tp */
+	return PyObject_Init(o, tp); /* takes a reference to tp */
 }
 
 static PyObject *sge_new(const struct ibv_sge *sge)
@@ -42,8 +42,7 @@ static PyObject *sge_new(const struct ibv_sge *sge)
 PyObject *pv_wr_get_sg(PyObject *obj, void *closure)
 {
 	const struct pv_wr_kind *k = closure;
-	const struct ibv_sge *sg = *PV_WR_AT(obj, k->sg_list,
-					     struct ibv_sge *);
+	const struct ibv_sge *sg = *PV_WR_AT(obj, k->sg_list, struct ibv_sge *);
 	int i, n = *PV_WR_AT(obj, k->num_sge, int);
 	PyObject *l = PyList_New(n);
 
@@ -163,8 +162,7 @@ static PyMethodDef sge_methods[] = {
 static const struct pv_field sge_fields[] = {
 	PV_FIELD(struct pv_sge, sge.addr, "addr"),
 	PV_FIELD(struct pv_sge, sge.length, "length"),
-	PV_FIELD(struct pv_sge, sge.lkey, "lkey"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_sge, sge.lkey, "lkey"), PV_FIELD_END
 };
 
 static PyType_Slot sge_slots[] = {
@@ -176,7 +174,7 @@ static PyType_Slot sge_slots[] = {
 	{ Py_tp_init, sge_init },
 	{ Py_tp_dealloc, sge_dealloc },
 	{ Py_tp_methods, sge_methods },
-	{ Py_tp_getset, NULL },	/* from sge_fields, at init */
+	{ Py_tp_getset, NULL }, /* from sge_fields, at init */
 	{ 0, NULL }
 };
 

@@ -19,7 +19,7 @@
  * constructor without its mask gets the field's full mask; a mask given
  * without its value is ignored (value and mask stay 0).
  */
-#include "spec.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "spec.h" /* first: Python.h defines _GNU_SOURCE */
 #include "errors.h"
 #include "field.h"
 #include "init.h"
@@ -31,18 +31,21 @@
 /* ---- field kinds and tables ---- */
 
 enum spec_kind {
-	SK_U8,		/* uint8_t, an int */
-	SK_BE16,	/* __be16, an int in host order */
-	SK_BE32,	/* __be32, an int in host order */
-	SK_MAC,		/* uint8_t[6], 'aa:bb:cc:dd:ee:ff' */
-	SK_IPV4,	/* __be32, '1.2.3.4' */
-	SK_IPV6,	/* uint8_t[16], 'a0a1::a2a3' */
+	SK_U8,	 /* uint8_t, an int */
+	SK_BE16, /* __be16, an int in host order */
+	SK_BE32, /* __be32, an int in host order */
+	SK_MAC,	 /* uint8_t[6], 'aa:bb:cc:dd:ee:ff' */
+	SK_IPV4, /* __be32, '1.2.3.4' */
+	SK_IPV6, /* uint8_t[16], 'a0a1::a2a3' */
 };
 
 /* The C size of a field of kind k (a constant expression). */
-#define SK_SIZE(k)                                                      \
-	((k) == SK_U8 ? 1 : (k) == SK_BE16 ? 2 : (k) == SK_MAC ? 6 :    \
-	 (k) == SK_IPV6 ? 16 : 4)
+#define SK_SIZE(k)             \
+	((k) == SK_U8	? 1 :  \
+	 (k) == SK_BE16 ? 2 :  \
+	 (k) == SK_MAC	? 6 :  \
+	 (k) == SK_IPV6 ? 16 : \
+			  4)
 
 static const char *const sk_doc[] = {
 	[SK_U8] = "An 8-bit field (int).",
@@ -65,28 +68,31 @@ static const char *const sk_doc[] = {
 struct spec_prop {
 	const char *name;
 	Py_ssize_t offset;
-	unsigned char kind;	/* enum spec_kind */
+	unsigned char kind; /* enum spec_kind */
 	unsigned char is_mask;
 	uint32_t defmask;
 };
 
 /* 0, or a compile error when cond holds (the kernel's BUILD_BUG_ON_ZERO). */
-#define SPEC_BUILD_BUG_ON_ZERO(cond) ((int)sizeof(struct { int:(-!!(cond)); }))
+#define SPEC_BUILD_BUG_ON_ZERO(cond) \
+	((int)sizeof(struct { int : (-!!(cond)); }))
 
-#define SPEC_OFF(sp, part, member)                                      \
-	offsetof(struct pv_spec, spec.sp.part.member)
+#define SPEC_OFF(sp, part, member) offsetof(struct pv_spec, spec.sp.part.member)
 /* The value and mask entries of sp's member, whose C size must be the
  * kind's. */
-#define SPEC_FIELD(sp, member, kind, defmask)                           \
-	{ #member, SPEC_OFF(sp, val, member) + SPEC_BUILD_BUG_ON_ZERO(   \
-		sizeof(((struct pv_spec *)0)->spec.sp.val.member) !=    \
-		SK_SIZE(kind)), kind, 0, defmask },                     \
-	{ #member "_mask", SPEC_OFF(sp, mask, member), kind, 1, 0 }
+#define SPEC_FIELD(sp, member, kind, defmask)                                  \
+	{ #member,                                                             \
+	  SPEC_OFF(sp, val, member) +                                          \
+		  SPEC_BUILD_BUG_ON_ZERO(                                      \
+			  sizeof(((struct pv_spec *)0)->spec.sp.val.member) != \
+			  SK_SIZE(kind)),                                      \
+	  kind, 0, defmask },                                                  \
+		{ #member "_mask", SPEC_OFF(sp, mask, member), kind, 1, 0 }
 #define SPEC_END { NULL }
 
 struct pv_spec {
 	PyObject_HEAD
-	struct ibv_flow_spec spec;	/* hdr.size 0: not initialised */
+	struct ibv_flow_spec spec; /* hdr.size 0: not initialised */
 };
 
 /* A kind of spec: its type (0: given to the constructor), C size and
@@ -106,8 +112,7 @@ static const struct spec_prop eth_props[] = {
 	SPEC_FIELD(eth, dst_mac, SK_MAC, 0),
 	SPEC_FIELD(eth, src_mac, SK_MAC, 0),
 	SPEC_FIELD(eth, ether_type, SK_BE16, 0xffff),
-	SPEC_FIELD(eth, vlan_tag, SK_BE16, 0xffff),
-	SPEC_END
+	SPEC_FIELD(eth, vlan_tag, SK_BE16, 0xffff), SPEC_END
 };
 
 static const struct spec_prop ipv4_props[] = {
@@ -133,25 +138,21 @@ static const struct spec_prop ipv6_props[] = {
 
 static const struct spec_prop tcp_udp_props[] = {
 	SPEC_FIELD(tcp_udp, dst_port, SK_BE16, 0xffff),
-	SPEC_FIELD(tcp_udp, src_port, SK_BE16, 0xffff),
-	SPEC_END
+	SPEC_FIELD(tcp_udp, src_port, SK_BE16, 0xffff), SPEC_END
 };
 
-static struct spec_desc eth_desc = {
-	"EthSpec", IBV_FLOW_SPEC_ETH, sizeof(struct ibv_flow_spec_eth),
-	eth_props
-};
-static struct spec_desc ipv4_desc = {
-	"Ipv4ExtSpec", IBV_FLOW_SPEC_IPV4_EXT,
-	sizeof(struct ibv_flow_spec_ipv4_ext), ipv4_props
-};
-static struct spec_desc ipv6_desc = {
-	"Ipv6Spec", IBV_FLOW_SPEC_IPV6, sizeof(struct ibv_flow_spec_ipv6),
-	ipv6_props
-};
-static struct spec_desc tcp_udp_desc = {
-	"TcpUdpSpec", 0, sizeof(struct ibv_flow_spec_tcp_udp), tcp_udp_props
-};
+static struct spec_desc eth_desc = { "EthSpec", IBV_FLOW_SPEC_ETH,
+				     sizeof(struct ibv_flow_spec_eth),
+				     eth_props };
+static struct spec_desc ipv4_desc = { "Ipv4ExtSpec", IBV_FLOW_SPEC_IPV4_EXT,
+				      sizeof(struct ibv_flow_spec_ipv4_ext),
+				      ipv4_props };
+static struct spec_desc ipv6_desc = { "Ipv6Spec", IBV_FLOW_SPEC_IPV6,
+				      sizeof(struct ibv_flow_spec_ipv6),
+				      ipv6_props };
+static struct spec_desc tcp_udp_desc = { "TcpUdpSpec", 0,
+					 sizeof(struct ibv_flow_spec_tcp_udp),
+					 tcp_udp_props };
 
 /* ---- conversions ---- */
 
@@ -210,8 +211,10 @@ static int prop_convert(const struct spec_prop *p, PyObject *v, void *dst)
 	case SK_U8:
 	case SK_BE16:
 	case SK_BE32:
-		if (pv_to_u64(v, p->kind == SK_U8 ? UINT8_MAX :
-			      p->kind == SK_BE16 ? UINT16_MAX : UINT32_MAX,
+		if (pv_to_u64(v,
+			      p->kind == SK_U8	 ? UINT8_MAX :
+			      p->kind == SK_BE16 ? UINT16_MAX :
+						   UINT32_MAX,
 			      &x, p->name))
 			return -1;
 		if (p->kind == SK_U8)
@@ -237,7 +240,8 @@ static int prop_convert(const struct spec_prop *p, PyObject *v, void *dst)
 		if (parse_mac(s, dst)) {
 			PyErr_Format(PyExc_ValueError,
 				     "%s must be a MAC address like "
-				     "'aa:bb:cc:dd:ee:ff', not %R", p->name, v);
+				     "'aa:bb:cc:dd:ee:ff', not %R",
+				     p->name, v);
 			return -1;
 		}
 		return 0;
@@ -248,7 +252,8 @@ static int prop_convert(const struct spec_prop *p, PyObject *v, void *dst)
 		/* inet_aton() stores network order; it accepts what
 		 * socket.inet_aton() does ('1.2.3' too). */
 		if (!inet_aton(s, dst)) {
-			PyErr_SetString(PyExc_OSError, "illegal IP address "
+			PyErr_SetString(PyExc_OSError,
+					"illegal IP address "
 					"string passed to inet_aton");
 			return -1;
 		}
@@ -258,7 +263,8 @@ static int prop_convert(const struct spec_prop *p, PyObject *v, void *dst)
 		if (!s)
 			return -1;
 		if (inet_pton(AF_INET6, s, dst) != 1) {
-			PyErr_SetString(PyExc_OSError, "illegal IP address "
+			PyErr_SetString(PyExc_OSError,
+					"illegal IP address "
 					"string passed to inet_pton");
 			return -1;
 		}
@@ -282,7 +288,7 @@ static void prop_full_mask(const struct spec_prop *p, void *dst)
 	case SK_IPV4:
 		*(uint32_t *)dst = htonl(p->defmask);
 		break;
-	default:	/* byte arrays */
+	default: /* byte arrays */
 		memset(dst, 0xff, SK_SIZE(p->kind));
 	}
 }
@@ -361,7 +367,8 @@ static PyObject *spec_data(PyObject *self, PyObject *unused)
 
 	return PyBytes_FromStringAndSize((const char *)s,
 					 s->hdr.size <= sizeof(*s) ?
-					 s->hdr.size : 0);
+						 s->hdr.size :
+						 0);
 }
 
 static PyMethodDef spec_methods[] = {
@@ -375,10 +382,12 @@ static PyMethodDef spec_methods[] = {
 static PyGetSetDef spec_getset[] = {
 	{ "size", spec_get_size, NULL,
 	  "The size of the C spec (struct ibv_flow_spec_*) in bytes; 0 until "
-	  "a concrete constructor ran.", NULL },
+	  "a concrete constructor ran.",
+	  NULL },
 	{ "spec_type", spec_get_type, NULL,
 	  "IBV_FLOW_SPEC_* of this spec, with IBV_FLOW_SPEC_INNER for an "
-	  "inner one.", NULL },
+	  "inner one.",
+	  NULL },
 	{ NULL }
 };
 
@@ -419,7 +428,7 @@ static int spec_fill(struct pv_spec *self, const struct spec_desc *d,
 		PyObject *v = vals[i], *m = vals[i + 1];
 
 		if (!v || v == Py_None)
-			continue;	/* not matched: value and mask 0 */
+			continue; /* not matched: value and mask 0 */
 		if (prop_convert(p, v, prop_ptr(&tmp, p)))
 			return -1;
 		if (!m || m == Py_None)
@@ -448,11 +457,11 @@ static int spec_init(PyObject *self, PyObject *args, PyObject *kw,
 	PyObject *a[SPEC_MAX_KW] = { NULL }, **vals = a;
 	int64_t type = d->type;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, d->fmt, d->kwlist,
-					 &a[0], &a[1], &a[2], &a[3], &a[4],
-					 &a[5], &a[6], &a[7], &a[8], &a[9],
-					 &a[10], &a[11], &a[12], &a[13],
-					 &a[14], &a[15]))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, d->fmt, d->kwlist, &a[0],
+					 &a[1], &a[2], &a[3], &a[4], &a[5],
+					 &a[6], &a[7], &a[8], &a[9], &a[10],
+					 &a[11], &a[12], &a[13], &a[14],
+					 &a[15]))
 		return -1;
 	if (!d->type) {
 		vals++;
@@ -487,18 +496,17 @@ static int tcp_udp_init(PyObject *self, PyObject *args, PyObject *kw)
 	return spec_init(self, args, kw, &tcp_udp_desc);
 }
 
-#define SPEC_TYPE(prefix, pyname, doc)                                  \
-	static PyType_Slot prefix##_slots[] = {                         \
-		{ Py_tp_doc, doc },                                     \
-		{ Py_tp_init, prefix##_init },                          \
-		{ Py_tp_getset, NULL },	/* from the table */            \
-		{ 0, NULL }                                             \
-	};                                                              \
-	static PyType_Spec prefix##_spec = {                            \
-		.name = "pyverbs.spec." pyname,                         \
-		.basicsize = sizeof(struct pv_spec),                    \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,      \
-		.slots = prefix##_slots,                                \
+#define SPEC_TYPE(prefix, pyname, doc)                                         \
+	static PyType_Slot prefix##_slots[] = { { Py_tp_doc, doc },            \
+						{ Py_tp_init, prefix##_init }, \
+						{ Py_tp_getset,                \
+						  NULL }, /* from the table */ \
+						{ 0, NULL } };                 \
+	static PyType_Spec prefix##_spec = {                                   \
+		.name = "pyverbs.spec." pyname,                                \
+		.basicsize = sizeof(struct pv_spec),                           \
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,             \
+		.slots = prefix##_slots,                                       \
 	}
 
 SPEC_TYPE(eth, "EthSpec",
@@ -535,8 +543,8 @@ SPEC_TYPE(tcp_udp, "TcpUdpSpec",
  * when d->type is 0, is_inner last), its getset table into the
  * { Py_tp_getset, NULL } slot of spec, and add the type.
  */
-static int spec_add_type(PyObject *m, PyType_Spec *spec,
-			 struct spec_desc *d, PyTypeObject **slot)
+static int spec_add_type(PyObject *m, PyType_Spec *spec, struct spec_desc *d,
+			 PyTypeObject **slot)
 {
 	PyGetSetDef *gs;
 	PyType_Slot *s;
@@ -560,7 +568,7 @@ static int spec_add_type(PyObject *m, PyType_Spec *spec,
 	snprintf(d->fmt, sizeof(d->fmt), "%s|%.*s:%s", d->type ? "" : "O",
 		 d->nprops + 1, "OOOOOOOOOOOOOOOO", d->name);
 
-	gs = PyMem_RawCalloc(d->nprops + 1, sizeof(*gs));	/* for ever */
+	gs = PyMem_RawCalloc(d->nprops + 1, sizeof(*gs)); /* for ever */
 	if (!gs) {
 		PyErr_NoMemory();
 		return -1;
@@ -569,9 +577,11 @@ static int spec_add_type(PyObject *m, PyType_Spec *spec,
 		gs[n].name = d->props[n].name;
 		gs[n].get = spec_prop_get;
 		gs[n].set = spec_prop_set;
-		gs[n].doc = d->props[n].is_mask ? "The mask of the field of "
-			"the same name: the bits of the value that must match."
-			: sk_doc[d->props[n].kind];
+		gs[n].doc =
+			d->props[n].is_mask ?
+				"The mask of the field of "
+				"the same name: the bits of the value that must match." :
+				sk_doc[d->props[n].kind];
 		gs[n].closure = (void *)&d->props[n];
 	}
 	for (s = spec->slots; s->slot != Py_tp_getset; s++)
@@ -597,8 +607,10 @@ const struct ibv_flow_spec *pv_spec_data(PyObject *o)
 	const struct ibv_flow_spec *s;
 
 	if (!pv_type_ok(o, pv.Spec)) {
-		PyErr_Format(PyExc_TypeError, "specs must hold Spec objects, "
-			     "not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "specs must hold Spec objects, "
+			     "not %.100s",
+			     Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	s = &((struct pv_spec *)o)->spec;

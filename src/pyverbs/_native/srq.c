@@ -11,7 +11,7 @@
  * needs them: libibverbs dereferences them without a check) and takes their
  * pointers when it creates the SRQ.
  */
-#include "srq.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "srq.h" /* first: Python.h defines _GNU_SOURCE */
 #include "context.h"
 #include "cq.h"
 #include "errors.h"
@@ -37,14 +37,12 @@ struct pv_srq_attr {
 	struct ibv_srq_attr attr;
 };
 
-#define SRQ_ATTR_FIELDS(st, pre, mk)                                    \
-	mk(st, pre max_wr, "max_wr"),                                   \
-	mk(st, pre max_sge, "max_sge"),                                 \
-	mk(st, pre srq_limit, "srq_limit")
+#define SRQ_ATTR_FIELDS(st, pre, mk)                                  \
+	mk(st, pre max_wr, "max_wr"), mk(st, pre max_sge, "max_sge"), \
+		mk(st, pre srq_limit, "srq_limit")
 
 static const struct pv_field sa_fields[] = {
-	SRQ_ATTR_FIELDS(struct pv_srq_attr, attr., PV_FIELD),
-	PV_FIELD_END
+	SRQ_ATTR_FIELDS(struct pv_srq_attr, attr., PV_FIELD), PV_FIELD_END
 };
 
 /*
@@ -85,7 +83,7 @@ static PyType_Slot sa_slots[] = {
 		     "SRQ.modify() and from SRQ.query()." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, sa_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -140,7 +138,7 @@ static PyType_Slot sia_slots[] = {
 		     "actual max_wr and max_sge back." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, sia_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -158,7 +156,7 @@ static PyType_Spec sia_spec = {
 struct pv_srq_init_attr_ex {
 	PyObject_HEAD
 	struct ibv_srq_init_attr_ex attr;
-	PyObject *pd, *xrcd, *cq;	/* PD, XRCD, CQ/CQEX or None */
+	PyObject *pd, *xrcd, *cq; /* PD, XRCD, CQ/CQEX or None */
 };
 
 #define SIAX struct pv_srq_init_attr_ex
@@ -213,7 +211,7 @@ static PyType_Slot siax_slots[] = {
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, siax_init },
 	PV_OSLOTS_GC_SLOTS(siax),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -235,7 +233,7 @@ static int srq_destroy(struct pv_obj *o)
 
 	if (!self->srq)
 		return 0;
-	rc = ibv_destroy_srq(self->srq);	/* returns errno */
+	rc = ibv_destroy_srq(self->srq); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_srq", "Failed to destroy SRQ");
 		return -1;
@@ -257,7 +255,8 @@ static int srq_member(PyObject *v, struct pv_obj *ctx, const char *what,
 		if (!needed)
 			return 0;
 		pv_raise_user("The SRQ needs SrqInitAttrEx.%s: its srq_type "
-			      "or comp_mask asks for the %s", name, what);
+			      "or comp_mask asks for the %s",
+			      name, what);
 		return -1;
 	}
 	if (pv_obj_check_in(PV_OBJ(v), ctx, what, "SRQ"))
@@ -268,8 +267,8 @@ static int srq_member(PyObject *v, struct pv_obj *ctx, const char *what,
 
 /* ibv_create_srq_ex() from a Context; links fills the parents to link. */
 static int srq_create_ex(struct pv_srq *self, struct pv_context *ctx,
-			 struct pv_srq_init_attr_ex *ia,
-			 struct pv_obj **links, int *nlinks)
+			 struct pv_srq_init_attr_ex *ia, struct pv_obj **links,
+			 int *nlinks)
 {
 	struct ibv_srq_init_attr_ex *a = &ia->attr;
 	uint32_t mask = a->comp_mask;
@@ -287,7 +286,8 @@ static int srq_create_ex(struct pv_srq *self, struct pv_context *ctx,
 		       &xrcd) ||
 	    srq_member(ia->cq, &ctx->obj, "CQ", "cq",
 		       type == IBV_SRQT_XRC || type == IBV_SRQT_TM ||
-		       (mask & IBV_SRQ_INIT_ATTR_CQ), &cq))
+			       (mask & IBV_SRQ_INIT_ATTR_CQ),
+		       &cq))
 		return -1;
 	a->srq_context = self;
 	a->pd = ((struct pv_pd *)pd)->pd;
@@ -374,7 +374,8 @@ static int srq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	} else {
 		PyErr_Format(PyExc_TypeError,
 			     "SRQ creator must be a PD or a Context, not "
-			     "%.100s", Py_TYPE(creator)->tp_name);
+			     "%.100s",
+			     Py_TYPE(creator)->tp_name);
 		return -1;
 	}
 	for (i = 0; i < nlinks; i++)
@@ -428,7 +429,8 @@ static PyObject *srq_modify(PyObject *obj, PyObject *args, PyObject *kw)
 	/* IBV_SRQ_MAX_WR resizes, IBV_SRQ_LIMIT arms the limit event */
 	rc = ibv_modify_srq(self->srq, &a->attr, (int)mask); /* errno */
 	if (rc)
-		return pv_raise_rc(rc, "ibv_modify_srq", "Failed to modify SRQ");
+		return pv_raise_rc(rc, "ibv_modify_srq",
+				   "Failed to modify SRQ");
 	Py_RETURN_NONE;
 }
 
@@ -443,7 +445,7 @@ static PyObject *srq_query(PyObject *obj, PyObject *unused)
 	a = (struct pv_srq_attr *)PyObject_CallNoArgs((PyObject *)pv.SrqAttr);
 	if (!a)
 		return NULL;
-	rc = ibv_query_srq(self->srq, &a->attr);	/* returns errno */
+	rc = ibv_query_srq(self->srq, &a->attr); /* returns errno */
 	if (rc) {
 		Py_DECREF(a);
 		return pv_raise_rc(rc, "ibv_query_srq", "Failed to query SRQ");
@@ -475,28 +477,29 @@ static int srq_post_recv_c(PyObject *obj, void *head, void **bad)
 }
 
 static const struct pv_post_ops srq_recv_ops = {
-	.send = 0, .method = "post_recv", .func = "ibv_post_srq_recv",
-	.msg = "Failed to post receive to SRQ.", .post = srq_post_recv_c,
+	.send = 0,
+	.method = "post_recv",
+	.func = "ibv_post_srq_recv",
+	.msg = "Failed to post receive to SRQ.",
+	.post = srq_post_recv_c,
 	.probe = offsetof(struct pv_srq, recv_probe),
 };
 
 static PyObject *srq_post_recv(PyObject *obj, PyObject *const *args,
 			       Py_ssize_t nargs, PyObject *kwnames)
 {
-	return pv_post(obj, &srq_recv_ops, IBV_QPT_RC, args, nargs,
-			   kwnames);
+	return pv_post(obj, &srq_recv_ops, IBV_QPT_RC, args, nargs, kwnames);
 }
 
 /* The OpsWr argument what (bad_wr may be None: NULL, no error). */
-static struct pv_ops_wr *srq_ops_arg(PyObject *v, const char *what,
-				     int none_ok)
+static struct pv_ops_wr *srq_ops_arg(PyObject *v, const char *what, int none_ok)
 {
 	if (none_ok && v == Py_None)
 		return NULL;
 	if (pv_type_ok(v, pv.OpsWr))
 		return (struct pv_ops_wr *)v;
-	PyErr_Format(PyExc_TypeError, "%s must be an OpsWr%s, not %.100s",
-		     what, none_ok ? " or None" : "", Py_TYPE(v)->tp_name);
+	PyErr_Format(PyExc_TypeError, "%s must be an OpsWr%s, not %.100s", what,
+		     none_ok ? " or None" : "", Py_TYPE(v)->tp_name);
 	return NULL;
 }
 
@@ -505,8 +508,7 @@ static struct pv_ops_wr *srq_ops_arg(PyObject *v, const char *what,
  * (a chain is valid C memory while its head lives: wr.c).  The provider
  * writes tm.handle of an added tag back into its OpsWr.
  */
-static PyObject *srq_post_srq_ops(PyObject *obj, PyObject *args,
-				  PyObject *kw)
+static PyObject *srq_post_srq_ops(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "wr", "bad_wr", NULL };
 	struct pv_srq *self = (struct pv_srq *)obj;
@@ -523,7 +525,7 @@ static PyObject *srq_post_srq_ops(PyObject *obj, PyObject *args,
 	bad_wr = srq_ops_arg(bad_o, "bad_wr", 1);
 	if (!bad_wr && PyErr_Occurred())
 		return NULL;
-	rc = ibv_post_srq_ops(self->srq, &wr->wr, &bad);	/* errno */
+	rc = ibv_post_srq_ops(self->srq, &wr->wr, &bad); /* errno */
 	if (!rc)
 		Py_RETURN_NONE;
 	/* the failing OpsWr of the chain, copied into bad_wr as upstream */

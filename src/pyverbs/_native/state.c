@@ -25,7 +25,7 @@ int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 		Py_DECREF(t);
 		return -1;
 	}
-	*slot = (PyTypeObject *)t;	/* the module keeps its reference */
+	*slot = (PyTypeObject *)t; /* the module keeps its reference */
 	return 0;
 }
 

@@ -59,7 +59,7 @@ struct pv_state {
 	PyTypeObject *CompChannel;
 	PyTypeObject *CQ;
 	PyTypeObject *WC;
-	PyTypeObject *CQEX;	/* cqex.c */
+	PyTypeObject *CQEX; /* cqex.c */
 	/* addr.c */
 	PyTypeObject *GID;
 	PyTypeObject *GRH;

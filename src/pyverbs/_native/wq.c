@@ -17,7 +17,7 @@
  * their QPs, before ibv_destroy_wq() runs, which is the order libibverbs
  * needs (a WQ in a table, or a table used by a QP, is busy).
  */
-#include "wq.h"	/* first: Python.h defines _GNU_SOURCE */
+#include "wq.h" /* first: Python.h defines _GNU_SOURCE */
 #include "context.h"
 #include "cq.h"
 #include "errors.h"
@@ -61,9 +61,9 @@ static int wq_attr_apply(PyObject *self, PyObject *args, PyObject *kw,
 struct pv_wq_init_attr {
 	PyObject_HEAD
 	struct ibv_wq_init_attr attr;
-	PyObject *wq_context;	/* any object, or None */
-	PyObject *pd;		/* PD or None */
-	PyObject *cq;		/* CQ, CQEX or None */
+	PyObject *wq_context; /* any object, or None */
+	PyObject *pd;	      /* PD or None */
+	PyObject *cq;	      /* CQ, CQEX or None */
 };
 
 /* A WQ's CQ: a CQ or a CQEX (upstream: a CQ). */
@@ -100,12 +100,13 @@ static const struct pv_field wia_fields[] = {
 
 static int wia_init(PyObject *o, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "wq_context", "wq_pd", "wq_cq", "wq_type",
-				  "max_wr", "max_sge", "comp_mask",
-				  "create_flags", NULL };
-	static const char *const attrs[] = { "wq_context", "pd", "cq",
-					     "wq_type", "max_wr", "max_sge",
-					     "comp_mask", "create_flags" };
+	static char *kwlist[] = { "wq_context", "wq_pd",	"wq_cq",
+				  "wq_type",	"max_wr",	"max_sge",
+				  "comp_mask",	"create_flags", NULL };
+	static const char *const attrs[] = { "wq_context", "pd",
+					     "cq",	   "wq_type",
+					     "max_wr",	   "max_sge",
+					     "comp_mask",  "create_flags" };
 	struct pv_wq_init_attr *self = (struct pv_wq_init_attr *)o;
 
 	memset(&self->attr, 0, sizeof(self->attr));
@@ -127,7 +128,7 @@ static PyType_Slot wia_slots[] = {
 		     "and max_sge back." },
 	{ Py_tp_init, wia_init },
 	PV_OSLOTS_GC_SLOTS(wia),
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -158,8 +159,8 @@ static const struct pv_field wqa_fields[] = {
 
 static int wqa_init(PyObject *o, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "attr_mask", "wq_state", "curr_wq_state",
-				  "flags", "flags_mask", NULL };
+	static char *kwlist[] = { "attr_mask", "wq_state",   "curr_wq_state",
+				  "flags",     "flags_mask", NULL };
 
 	memset(&((struct pv_wq_attr *)o)->attr, 0,
 	       sizeof(((struct pv_wq_attr *)o)->attr));
@@ -173,7 +174,7 @@ static PyType_Slot wqa_slots[] = {
 		     "How to modify a WQ (struct ibv_wq_attr): attr_mask "
 		     "(IBV_WQ_ATTR_*) says which fields apply." },
 	{ Py_tp_init, wqa_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -197,7 +198,7 @@ static int wq_destroy(struct pv_obj *o)
 
 	if (!self->wq)
 		return 0;
-	rc = ibv_destroy_wq(self->wq);	/* returns errno */
+	rc = ibv_destroy_wq(self->wq); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_wq", "Failed to dealloc WQ");
 		return -1;
@@ -276,8 +277,8 @@ static int wq_init(PyObject *obj, PyObject *args, PyObject *kw)
 			pv_close_own(&self->obj);
 			return -1;
 		}
-	pv_set_slot(&self->wq_context, ia->wq_context ? ia->wq_context :
-		    Py_None);
+	pv_set_slot(&self->wq_context,
+		    ia->wq_context ? ia->wq_context : Py_None);
 	pv_obj_opened(&self->obj);
 	return 0;
 }
@@ -295,7 +296,7 @@ static PyObject *wq_modify(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	rc = ibv_modify_wq(self->wq, &((struct pv_wq_attr *)attr)->attr);
-	if (rc)	/* returns errno */
+	if (rc) /* returns errno */
 		return pv_raise_rc(rc, "ibv_modify_wq", "Failed to modify WQ");
 	Py_RETURN_NONE;
 }
@@ -307,16 +308,18 @@ static int wq_recv_c(PyObject *obj, void *head, void **bad)
 }
 
 static const struct pv_post_ops wq_recv_ops = {
-	.send = 0, .method = "post_recv", .func = "ibv_post_wq_recv",
-	.msg = "Failed to post recv", .post = wq_recv_c,
+	.send = 0,
+	.method = "post_recv",
+	.func = "ibv_post_wq_recv",
+	.msg = "Failed to post recv",
+	.post = wq_recv_c,
 	.probe = offsetof(struct pv_wq, recv_probe),
 };
 
 static PyObject *wq_post_recv(PyObject *obj, PyObject *const *args,
 			      Py_ssize_t nargs, PyObject *kwnames)
 {
-	return pv_post(obj, &wq_recv_ops, IBV_QPT_RC, args, nargs,
-			   kwnames);
+	return pv_post(obj, &wq_recv_ops, IBV_QPT_RC, args, nargs, kwnames);
 }
 
 static PyObject *wq_get_wqn(PyObject *obj, void *c)
@@ -352,8 +355,8 @@ static PyObject *wq_get_parent(PyObject *obj, void *c)
 
 	if (self->obj.closed)
 		Py_RETURN_NONE;
-	return pv_get_slot((PyObject *)pv_obj_parent(&self->obj,
-						     (int)(intptr_t)c));
+	return pv_get_slot(
+		(PyObject *)pv_obj_parent(&self->obj, (int)(intptr_t)c));
 }
 
 static PyObject *wq_get_context(PyObject *obj, void *c)

@@ -15,7 +15,7 @@ struct pv_wq {
 	struct pv_obj obj;
 	struct ibv_wq *wq;
 	PyObject *wq_context;
-	unsigned char mark;	/* scratch while a table is being built */
+	unsigned char mark; /* scratch while a table is being built */
 	struct pv_post_probe recv_probe;
 };
 

@@ -24,7 +24,7 @@
  * number of SGEs stored.  RecvWR, SendWR and OpsWr share one implementation
  * of these members, driven by a struct pv_wr_kind per type.
  */
-#include "wr.h"	/* first: Python.h sets _GNU_SOURCE */
+#include "wr.h" /* first: Python.h sets _GNU_SOURCE */
 #include "wr_impl.h"
 #include "errors.h"
 #include "field.h"
@@ -34,8 +34,8 @@
 /* Argument parsing for the data-path constructors and methods         */
 /* ------------------------------------------------------------------ */
 
-static int sig_assign(const struct pv_wr_sig *s, PyObject *name,
-		      PyObject *val, PyObject **out)
+static int sig_assign(const struct pv_wr_sig *s, PyObject *name, PyObject *val,
+		      PyObject **out)
 {
 	int i;
 
@@ -76,7 +76,8 @@ static int sig_positional(const struct pv_wr_sig *s, PyObject *const *args,
 	if (nargs > s->npos) {
 		PyErr_Format(PyExc_TypeError,
 			     "%s() takes at most %d positional arguments (%zd "
-			     "given)", s->fname, s->npos, nargs);
+			     "given)",
+			     s->fname, s->npos, nargs);
 		return -1;
 	}
 	for (i = 0; i < nargs; i++)
@@ -116,8 +117,8 @@ int pv_wr_parse_any(const struct pv_wr_sig *s, PyObject *const *args,
 }
 
 /* tp_init style arguments into out[]. */
-int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args,
-		      PyObject *kw, PyObject **out)
+int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args, PyObject *kw,
+		      PyObject **out)
 {
 	if (sig_positional(s, &PyTuple_GET_ITEM(args, 0),
 			   PyTuple_GET_SIZE(args), out))
@@ -186,13 +187,14 @@ int pv_wr_sg_collect(const char *fname, PyObject *sg, int *num_sge,
 	} else {
 		PyErr_Format(PyExc_TypeError,
 			     "%s(): sg must be a list of SGE objects, not "
-			     "%.100s", fname, Py_TYPE(sg)->tp_name);
+			     "%.100s",
+			     fname, Py_TYPE(sg)->tp_name);
 		return -1;
 	}
 	if (*num_sge < 0) {
 		if (n > INT_MAX) {
-			PyErr_Format(PyExc_OverflowError,
-				     "%s(): too many SGEs", fname);
+			PyErr_Format(PyExc_OverflowError, "%s(): too many SGEs",
+				     fname);
 			return -1;
 		}
 		*num_sge = (int)n;
@@ -271,8 +273,7 @@ static void sg_free(struct ibv_sge **list, struct ibv_sge *inl)
 /* ------------------------------------------------------------------ */
 
 /* next may follow self: a WR of the same kind, and no cycle. */
-int pv_wr_check_next(PyObject *self, const struct pv_wr_kind *k,
-		     PyObject *next)
+int pv_wr_check_next(PyObject *self, const struct pv_wr_kind *k, PyObject *next)
 {
 	PyObject *p;
 
@@ -302,7 +303,7 @@ PyObject *pv_wr_get_next(PyObject *obj, void *closure)
 int pv_wr_set_next(PyObject *obj, PyObject *val, void *closure)
 {
 	if (val == Py_None)
-		val = NULL;	/* as deleting: the end of the list */
+		val = NULL; /* as deleting: the end of the list */
 	if (val && pv_wr_check_next(obj, closure, val))
 		return -1;
 	pv_wr_link(obj, closure, val);
@@ -330,8 +331,8 @@ int pv_wr_set_num_sge(PyObject *obj, PyObject *val, void *closure)
 		return -1;
 	if (x > cap) {
 		pv_raise_user("%s holds %d SGEs: num_sge cannot be %lld (set "
-			      "sg_list to store more)", k->name, cap,
-			      (long long)x);
+			      "sg_list to store more)",
+			      k->name, cap, (long long)x);
 		return -1;
 	}
 	*PV_WR_AT(obj, k->num_sge, int) = (int)x;
@@ -393,8 +394,7 @@ void pv_wr_dealloc(PyObject *self, const struct pv_wr_kind *k,
 
 	PyObject_GC_UnTrack(self);
 	/* a long chain would otherwise recurse once per WR */
-	Py_TRASHCAN_BEGIN(self, dealloc)
-	k->clear(self);
+	Py_TRASHCAN_BEGIN(self, dealloc) k->clear(self);
 	sg_free(PV_WR_AT(self, k->sg_list, struct ibv_sge *),
 		PV_WR_AT(self, k->sge_inline, struct ibv_sge));
 	tp->tp_free(self);
@@ -413,8 +413,7 @@ PyObject *pv_wr_enter(PyObject *self, PyObject *unused)
 	return Py_NewRef(self);
 }
 
-PyObject *pv_wr_exit(PyObject *self, PyObject *const *args,
-		     Py_ssize_t nargs)
+PyObject *pv_wr_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	Py_RETURN_NONE;
 }

@@ -29,17 +29,17 @@ struct pv_send_wr {
 	struct ibv_send_wr wr;
 	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
 	int sg_cap;
-	PyObject *next_wr;	/* SendWR or NULL */
+	PyObject *next_wr; /* SendWR or NULL */
 	struct pv_ah *ah;
-	PyObject *bind;		/* (MW, MWBindInfo) of set_bind_wr, or NULL */
-	unsigned char in_post;	/* scratch flag used while posting a list */
+	PyObject *bind;	       /* (MW, MWBindInfo) of set_bind_wr, or NULL */
+	unsigned char in_post; /* scratch flag used while posting a list */
 };
 struct pv_recv_wr {
 	PyObject_HEAD
 	struct ibv_recv_wr wr;
 	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
 	int sg_cap;
-	PyObject *next_wr;	/* RecvWR or NULL */
+	PyObject *next_wr; /* RecvWR or NULL */
 	unsigned char in_post;
 };
 /*
@@ -51,7 +51,7 @@ struct pv_ops_wr {
 	struct ibv_ops_wr wr;
 	struct ibv_sge sge_inline[PV_WR_INLINE_SGES];
 	int sg_cap;
-	PyObject *next_wr;	/* OpsWr or NULL */
+	PyObject *next_wr; /* OpsWr or NULL */
 };
 int pv_ops_wr_copy(struct pv_ops_wr *dst, const struct pv_ops_wr *src);
 

@@ -29,7 +29,7 @@ struct pv_wr_sig {
 	const char *fname;
 	const char *const *names;
 	int nparams, npos, nreq;
-	PyObject **inames;	/* interned names, made at init */
+	PyObject **inames; /* interned names, made at init */
 };
 
 #define PV_WR_MAX_PARAMS 16
@@ -57,18 +57,18 @@ static inline int pv_wr_parse_vc(const struct pv_wr_sig *s,
 /* wr.c: make s->inames (once, at type initialisation); 0 or -1 */
 int pv_wr_sig_intern(struct pv_wr_sig *s);
 /* wr.c: tp_init style arguments into out[] */
-int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args,
-		      PyObject *kw, PyObject **out);
+int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args, PyObject *kw,
+		      PyObject **out);
 
 /* A signature var, for function fn (for messages), with the given names. */
-#define PV_WR_SIG(var, fn, npos_, nreq_, ...)                           \
-	static const char *const var##_names[] = { __VA_ARGS__ };       \
-	static struct pv_wr_sig var = {                                 \
-		.fname = fn,                                            \
-		.names = var##_names,                                   \
-		.nparams = sizeof(var##_names) / sizeof(char *),        \
-		.npos = npos_,                                          \
-		.nreq = nreq_,                                          \
+#define PV_WR_SIG(var, fn, npos_, nreq_, ...)                     \
+	static const char *const var##_names[] = { __VA_ARGS__ }; \
+	static struct pv_wr_sig var = {                           \
+		.fname = fn,                                      \
+		.names = var##_names,                             \
+		.nparams = sizeof(var##_names) / sizeof(char *),  \
+		.npos = npos_,                                    \
+		.nreq = nreq_,                                    \
 	}
 
 /* Unsigned conversion: small exact ints without a detour, the strict
@@ -91,7 +91,8 @@ static inline int pv_wr_u64(PyObject *v, uint64_t max, uint64_t *out,
 			}
 		} else {
 			y = PyLong_AsLongLongAndOverflow(v, &overflow);
-			if (!overflow && y >= 0 && (unsigned long long)y <= max) {
+			if (!overflow && y >= 0 &&
+			    (unsigned long long)y <= max) {
 				*out = y;
 				return 0;
 			}
@@ -156,7 +157,7 @@ static inline PyObject *pv_wr_alloc(PyTypeObject *tp, PyTypeObject *exact,
 
 	if (tp != exact)
 		return tp->tp_alloc(tp, 0);
-	o = PyObject_GC_New(PyObject, tp);	/* untracked; refs tp */
+	o = PyObject_GC_New(PyObject, tp); /* untracked; refs tp */
 	if (o)
 		memset((char *)o + sizeof(PyObject), 0,
 		       size - sizeof(PyObject));
@@ -176,25 +177,28 @@ static inline PyObject *pv_wr_alloc(PyTypeObject *tp, PyTypeObject *exact,
  * inline helpers.
  */
 struct pv_wr_kind {
-	const char *name;		/* "SendWR", for messages */
-	PyTypeObject **type;		/* what next_wr may be */
-	size_t wr, wr_size;		/* the struct ibv_*_wr */
-	size_t next, sg_list, num_sge;	/* of its members */
+	const char *name;	       /* "SendWR", for messages */
+	PyTypeObject **type;	       /* what next_wr may be */
+	size_t wr, wr_size;	       /* the struct ibv_*_wr */
+	size_t next, sg_list, num_sge; /* of its members */
 	size_t sge_inline, sg_cap, next_wr;
-	inquiry clear;			/* the type's tp_clear */
+	inquiry clear; /* the type's tp_clear */
 };
 
 /* sg: where the WR struct keeps sg_list and num_sge ("wr.", "wr.tm.add.") */
-#define PV_WR_KIND_SG(st, cls, tp, clear_fn, sg)                        \
-	{ .name = (cls), .type = (tp), .wr = offsetof(st, wr),          \
-	  .wr_size = sizeof(((st *)0)->wr),                             \
-	  .next = offsetof(st, wr.next),                                \
-	  .sg_list = offsetof(st, sg sg_list),                          \
-	  .num_sge = offsetof(st, sg num_sge),                          \
-	  .sge_inline = offsetof(st, sge_inline),                       \
-	  .sg_cap = offsetof(st, sg_cap),                               \
-	  .next_wr = offsetof(st, next_wr), .clear = (clear_fn) }
-#define PV_WR_KIND(st, cls, tp, clear_fn)                               \
+#define PV_WR_KIND_SG(st, cls, tp, clear_fn, sg)  \
+	{ .name = (cls),                          \
+	  .type = (tp),                           \
+	  .wr = offsetof(st, wr),                 \
+	  .wr_size = sizeof(((st *)0)->wr),       \
+	  .next = offsetof(st, wr.next),          \
+	  .sg_list = offsetof(st, sg sg_list),    \
+	  .num_sge = offsetof(st, sg num_sge),    \
+	  .sge_inline = offsetof(st, sge_inline), \
+	  .sg_cap = offsetof(st, sg_cap),         \
+	  .next_wr = offsetof(st, next_wr),       \
+	  .clear = (clear_fn) }
+#define PV_WR_KIND(st, cls, tp, clear_fn) \
 	PV_WR_KIND_SG(st, cls, tp, clear_fn, wr.)
 
 /* The member of WR object o at offset off (wr.next is reached as a void *:
@@ -209,8 +213,8 @@ int pv_wr_check_next(PyObject *self, const struct pv_wr_kind *k,
 static inline void pv_wr_link(PyObject *self, const struct pv_wr_kind *k,
 			      PyObject *next)
 {
-	*PV_WR_AT(self, k->next, void *) =
-		next ? PV_WR_AT(next, k->wr, void) : NULL;
+	*PV_WR_AT(self, k->next, void *) = next ? PV_WR_AT(next, k->wr, void) :
+						  NULL;
 	Py_XSETREF(*PV_WR_AT(self, k->next_wr, PyObject *), Py_XNewRef(next));
 	if (next)
 		pv_wr_track(self);
@@ -221,19 +225,22 @@ PyObject *pv_wr_get_next(PyObject *obj, void *closure);
 int pv_wr_set_next(PyObject *obj, PyObject *val, void *closure);
 PyObject *pv_wr_get_num_sge(PyObject *obj, void *closure);
 int pv_wr_set_num_sge(PyObject *obj, PyObject *val, void *closure);
-PyObject *pv_wr_get_sg(PyObject *obj, void *closure);	/* sge.c */
+PyObject *pv_wr_get_sg(PyObject *obj, void *closure); /* sge.c */
 int pv_wr_set_sg(PyObject *obj, PyObject *val, void *closure);
 
 /* The members that all the WR types have, in their tp_getset. */
-#define PV_WR_GETSET(kind, cls)                                         \
-	{ "num_sge", pv_wr_get_num_sge, pv_wr_set_num_sge,              \
-	  "Number of SGEs used (at most the number stored).",           \
-	  (void *)&(kind) },                                            \
-	{ "next_wr", pv_wr_get_next, pv_wr_set_next,                    \
-	  "The next " cls " of the list, or None.", (void *)&(kind) },  \
-	{ "sg_list", pv_wr_get_sg, pv_wr_set_sg,                        \
-	  "The SGEs, as a list of copies; set from an SGE or a list of " \
-	  "SGEs.", (void *)&(kind) }
+#define PV_WR_GETSET(kind, cls)                                                        \
+	{ "num_sge", pv_wr_get_num_sge, pv_wr_set_num_sge,                             \
+	  "Number of SGEs used (at most the number stored).",                          \
+	  (void *)&(kind) },                                                           \
+		{ "next_wr", pv_wr_get_next, pv_wr_set_next,                           \
+		  "The next " cls " of the list, or None.", (void *)&(kind) },         \
+	{                                                                              \
+		"sg_list", pv_wr_get_sg, pv_wr_set_sg,                                 \
+			"The SGEs, as a list of copies; set from an SGE or a list of " \
+			"SGEs.",                                                       \
+			(void *)&(kind)                                                \
+	}
 
 /* wr.c */
 int pv_wr_copy(PyObject *dst, PyObject *src, const struct pv_wr_kind *k);
@@ -243,19 +250,18 @@ void pv_wr_dealloc(PyObject *self, const struct pv_wr_kind *k,
 /* wr.c: close() and the context manager, which every WR type has */
 PyObject *pv_wr_close(PyObject *self, PyObject *unused);
 PyObject *pv_wr_enter(PyObject *self, PyObject *unused);
-PyObject *pv_wr_exit(PyObject *self, PyObject *const *args,
-		     Py_ssize_t nargs);
+PyObject *pv_wr_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-#define PV_WR_CM_METHODS                                                \
-	{ "close", pv_wr_close, METH_NOARGS,                            \
-	  "close($self, /)\n--\n\nDoes nothing: the memory is freed "   \
-	  "with the object (upstream compatibility)." },                \
-	{ "__enter__", pv_wr_enter, METH_NOARGS,                        \
-	  "__enter__($self, /)\n--\n\nReturns the object." },            \
-	{ "__exit__", (PyCFunction)(void (*)(void))pv_wr_exit,          \
-	  METH_FASTCALL,                                                \
-	  "__exit__($self, /, *exc_info)\n--\n\nDoes nothing (as "        \
-	  "close())." }
+#define PV_WR_CM_METHODS                                                   \
+	{ "close", pv_wr_close, METH_NOARGS,                               \
+	  "close($self, /)\n--\n\nDoes nothing: the memory is freed "      \
+	  "with the object (upstream compatibility)." },                   \
+		{ "__enter__", pv_wr_enter, METH_NOARGS,                   \
+		  "__enter__($self, /)\n--\n\nReturns the object." },      \
+		{ "__exit__", (PyCFunction)(void (*)(void))pv_wr_exit,     \
+		  METH_FASTCALL,                                           \
+		  "__exit__($self, /, *exc_info)\n--\n\nDoes nothing (as " \
+		  "close())." }
 
 /* ------------------------------------------------------------------ */
 /* Types registration                                                  */

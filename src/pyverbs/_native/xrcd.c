@@ -25,8 +25,7 @@ struct pv_xrcd_init_attr {
 static const struct pv_field xia_fields[] = {
 	PV_FIELD(struct pv_xrcd_init_attr, attr.comp_mask, "comp_mask"),
 	PV_FIELD(struct pv_xrcd_init_attr, attr.oflags, "oflags"),
-	PV_FIELD(struct pv_xrcd_init_attr, attr.fd, "fd"),
-	PV_FIELD_END
+	PV_FIELD(struct pv_xrcd_init_attr, attr.fd, "fd"), PV_FIELD_END
 };
 
 static int xia_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -53,7 +52,7 @@ static PyType_Slot xia_slots[] = {
 		     "shared between processes (-1: a private one)." },
 	{ Py_tp_new, PyType_GenericNew },
 	{ Py_tp_init, xia_init },
-	{ Py_tp_getset, NULL },	/* filled by pv_add_data_type() */
+	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
 	{ 0, NULL }
 };
 
@@ -73,7 +72,7 @@ static int xrcd_destroy(struct pv_obj *o)
 
 	if (!self->xrcd)
 		return 0;
-	rc = ibv_close_xrcd(self->xrcd);	/* returns errno */
+	rc = ibv_close_xrcd(self->xrcd); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_close_xrcd", "Failed to dealloc XRCD");
 		return -1;
@@ -102,7 +101,7 @@ static int xrcd_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	pv_obj_setup(&self->obj, xrcd_destroy);
 	self->xrcd = ibv_open_xrcd(ctx->ctx,
-			&((struct pv_xrcd_init_attr *)attro)->attr);
+				   &((struct pv_xrcd_init_attr *)attro)->attr);
 	if (!self->xrcd) {
 		pv_raise_errno("ibv_open_xrcd", "Failed to allocate XRCD");
 		return -1;

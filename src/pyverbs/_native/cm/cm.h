@@ -47,22 +47,22 @@ struct pv_cm_channel {
  */
 struct pv_cm_event {
 	struct pv_obj obj;
-	struct rdma_cm_event *event;	/* NULL once acked */
+	struct rdma_cm_event *event; /* NULL once acked */
 	struct rdma_cm_event copy;
-	PyObject *private_data;		/* bytes or None */
-	int adopted;			/* a CMID took copy.id */
+	PyObject *private_data; /* bytes or None */
+	int adopted;		/* a CMID took copy.id */
 	PyObject *orphan_ch;	/* the channel keeping copy.id, or NULL */
 };
 
 struct pv_cmid {
 	struct pv_obj obj;
 	struct rdma_cm_id *id;
-	struct pv_cm_channel *channel;	/* borrowed (an ancestor), or NULL */
-	PyObject *ctx;		/* Context wrapping id->verbs, or NULL */
-	PyObject *pd;		/* PD wrapping id->pd (or the user's), or NULL */
-	PyObject *qp;		/* the hidden owner of id->qp when it uses the
+	struct pv_cm_channel *channel; /* borrowed (an ancestor), or NULL */
+	PyObject *ctx;		       /* Context wrapping id->verbs, or NULL */
+	PyObject *pd; /* PD wrapping id->pd (or the user's), or NULL */
+	PyObject *qp; /* the hidden owner of id->qp when it uses the
 				 * user's CQs/SRQ (cmid_qp.c), or NULL */
-	int sync;		/* made by rdma_create_ep/rdma_get_request */
+	int sync;     /* made by rdma_create_ep/rdma_get_request */
 	/* The multicast groups joined and not left (cmid.c): the QP must
 	 * leave them before it can be destroyed (the kernel refuses to
 	 * destroy an attached QP, and rdma_destroy_qp() cannot say so). */

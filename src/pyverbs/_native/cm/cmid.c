@@ -27,7 +27,6 @@
 
 #include <errno.h>
 
-
 /* The length of a multicast address (AF_INET, AF_INET6 or AF_IB). */
 static size_t mc_len(const struct sockaddr *sa)
 {
@@ -100,7 +99,7 @@ static int cmid_destroy(struct pv_obj *o)
 		struct sockaddr *sa =
 			(struct sockaddr *)&self->mc[self->nmc - 1];
 
-		if (rdma_leave_multicast(id, sa)) {	/* -1 + errno */
+		if (rdma_leave_multicast(id, sa)) { /* -1 + errno */
 			pv_raise_errno("rdma_leave_multicast",
 				       "Failed to leave multicast");
 			return -1;
@@ -112,9 +111,9 @@ static int cmid_destroy(struct pv_obj *o)
 		PV_WITHOUT_GIL(rdma_destroy_ep(id));
 	} else {
 		if (id->qp)
-			rdma_destroy_qp(id);	/* void */
+			rdma_destroy_qp(id); /* void */
 		PV_WITHOUT_GIL(rc = rdma_destroy_id(id));
-		if (rc) {	/* -1 + errno */
+		if (rc) { /* -1 + errno */
 			pv_raise_errno("rdma_destroy_id",
 				       "Failed to close CMID");
 			return -1;
@@ -164,7 +163,7 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 	if (pd)
 		pv_busy_leave(&pd->obj);
 	pv_busy_leave(&ai->obj);
-	if (rc) {	/* -1 + errno */
+	if (rc) { /* -1 + errno */
 		pv_raise_errno("rdma_create_ep", "Failed to create CM ID");
 		return -1;
 	}
@@ -179,16 +178,16 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 
 static int cmid_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "creator", "qp_init_attr", "pd",
-				  "port_space", "listen_id", NULL };
+	static char *kwlist[] = { "creator",	"qp_init_attr", "pd",
+				  "port_space", "listen_id",	NULL };
 	struct pv_cmid *self = CMID(obj);
 	PyObject *creator = Py_None, *qia = Py_None, *pdo = Py_None;
 	PyObject *listen = Py_None;
 	int ps = RDMA_PS_TCP;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO&O:CMID", kwlist,
-					 &creator, &qia, &pdo, pv_conv_int,
-					 &ps, &listen))
+					 &creator, &qia, &pdo, pv_conv_int, &ps,
+					 &listen))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents || self->id) {
 		pv_raise_user("CMID is already initialised");
@@ -200,7 +199,7 @@ static int cmid_init(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_CLEAR(self->pd);
 	Py_CLEAR(self->qp);
 	if (creator == Py_None)
-		return 0;	/* an empty shell (upstream's inner use) */
+		return 0; /* an empty shell (upstream's inner use) */
 	if (pv_type_ok(creator, pv.AddrInfo)) {
 		struct pv_addrinfo *ai = pv_addrinfo_arg(creator, "creator");
 
@@ -231,7 +230,8 @@ static int cmid_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		}
 		if (!pv_type_ok(listen, pv.CMID)) {
-			PyErr_Format(PyExc_TypeError, "listen_id must be a "
+			PyErr_Format(PyExc_TypeError,
+				     "listen_id must be a "
 				     "CMID, not %.100s",
 				     Py_TYPE(listen)->tp_name);
 			return -1;
@@ -328,15 +328,14 @@ static PyObject *cmid_get_ps(PyObject *obj, void *closure)
 static PyGetSetDef cmid_getset[] = {
 	{ "context", cmid_get_context, NULL,
 	  "The Context of the id's device (None until bound).", NULL },
-	{ "pd", cmid_get_pd, NULL,
-	  "The id's PD (None until bound).", NULL },
+	{ "pd", cmid_get_pd, NULL, "The id's PD (None until bound).", NULL },
 	{ "event_channel", cmid_get_channel, NULL,
 	  "The CMEventChannel of an asynchronous id, else None.", NULL },
 	{ "dev_name", cmid_get_dev_name, NULL,
 	  "The name of the id's device (None until bound).", NULL },
 	{ "port_num", cmid_get_port_num, NULL, "The id's port number.", NULL },
-	{ "qpn", cmid_get_qpn, NULL,
-	  "The number of the id's QP, or None.", NULL },
+	{ "qpn", cmid_get_qpn, NULL, "The number of the id's QP, or None.",
+	  NULL },
 	{ "port_space", cmid_get_ps, NULL,
 	  "The id's port space (beyond upstream).", NULL },
 	{ NULL }
@@ -348,15 +347,15 @@ static PyGetSetDef cmid_getset[] = {
  * Run a librdmacm call that returns 0 or -1 with errno, with the GIL
  * released and self busy.  Returns None or NULL.
  */
-#define CMID_CALL(self, call, fname, msg)                               \
-	({                                                              \
-		int rc_;                                                \
-		pv_busy_enter(&(self)->obj);                            \
-		Py_BEGIN_ALLOW_THREADS                                  \
-		rc_ = (call);                                           \
-		Py_END_ALLOW_THREADS                                    \
-		pv_busy_leave(&(self)->obj);                            \
-		rc_ ? pv_raise_errno(fname, msg) : Py_NewRef(Py_None);  \
+#define CMID_CALL(self, call, fname, msg)                              \
+	({                                                             \
+		int rc_;                                               \
+		pv_busy_enter(&(self)->obj);                           \
+		Py_BEGIN_ALLOW_THREADS                                 \
+		rc_ = (call);                                          \
+		Py_END_ALLOW_THREADS                                   \
+		pv_busy_leave(&(self)->obj);                           \
+		rc_ ? pv_raise_errno(fname, msg) : Py_NewRef(Py_None); \
 	})
 
 static PyObject *cmid_get_request(PyObject *obj, PyObject *unused)
@@ -375,12 +374,13 @@ static PyObject *cmid_get_request(PyObject *obj, PyObject *unused)
 		return NULL;
 	pv_busy_enter(&self->obj);
 	Py_BEGIN_ALLOW_THREADS
-	rc = rdma_get_request(self->id, &id);	/* 0, or -1 + errno */
+	rc = rdma_get_request(self->id, &id); /* 0, or -1 + errno */
 	Py_END_ALLOW_THREADS
 	pv_busy_leave(&self->obj);
 	if (rc) {
 		Py_DECREF(child);
-		return pv_raise_errno("rdma_get_request", "Failed to get "
+		return pv_raise_errno("rdma_get_request",
+				      "Failed to get "
 				      "request, no connection established");
 	}
 	if (cmid_adopt(child, id, &self->obj, 1)) {
@@ -401,13 +401,12 @@ static PyObject *cmid_bind_addr(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	if (!(ai = pv_addrinfo_arg(o, "lai")) || cmid_open(self))
 		return NULL;
-	if (rdma_bind_addr(self->id, ai->ai->ai_src_addr))	/* -1+errno */
+	if (rdma_bind_addr(self->id, ai->ai->ai_src_addr)) /* -1+errno */
 		return pv_raise_errno("rdma_bind_addr", "Failed to Bind ID");
 	Py_RETURN_NONE;
 }
 
-static PyObject *cmid_resolve_addr(PyObject *obj, PyObject *args,
-				   PyObject *kw)
+static PyObject *cmid_resolve_addr(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "rai", "timeout_ms", NULL };
 	struct pv_cmid *self = CMID(obj);
@@ -415,28 +414,28 @@ static PyObject *cmid_resolve_addr(PyObject *obj, PyObject *args,
 	int timeout = 2000;
 	PyObject *o, *r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:resolve_addr",
-					 kwlist, &o, pv_conv_int, &timeout))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:resolve_addr", kwlist,
+					 &o, pv_conv_int, &timeout))
 		return NULL;
 	if (!(ai = pv_addrinfo_arg(o, "rai")) || cmid_open(self))
 		return NULL;
 	pv_busy_enter(&ai->obj);
-	r = CMID_CALL(self, rdma_resolve_addr(self->id, ai->ai->ai_src_addr,
-					      ai->ai->ai_dst_addr, timeout),
+	r = CMID_CALL(self,
+		      rdma_resolve_addr(self->id, ai->ai->ai_src_addr,
+					ai->ai->ai_dst_addr, timeout),
 		      "rdma_resolve_addr", "Failed to Resolve Address");
 	pv_busy_leave(&ai->obj);
 	return r;
 }
 
-static PyObject *cmid_resolve_route(PyObject *obj, PyObject *args,
-				    PyObject *kw)
+static PyObject *cmid_resolve_route(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "timeout_ms", NULL };
 	struct pv_cmid *self = CMID(obj);
 	int timeout = 2000;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&:resolve_route",
-					 kwlist, pv_conv_int, &timeout))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&:resolve_route", kwlist,
+					 pv_conv_int, &timeout))
 		return NULL;
 	if (cmid_open(self))
 		return NULL;
@@ -455,7 +454,7 @@ static PyObject *cmid_listen(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	if (cmid_open(self))
 		return NULL;
-	if (rdma_listen(self->id, backlog))	/* -1 + errno */
+	if (rdma_listen(self->id, backlog)) /* -1 + errno */
 		return pv_raise_errno("rdma_listen", "Listen Failed");
 	Py_RETURN_NONE;
 }
@@ -470,8 +469,9 @@ static PyObject *cmid_conn(PyObject *obj, PyObject *args, PyObject *kw,
 	PyObject *param = Py_None;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, accept ? "|O:accept" :
-					 "|O:connect", kwlist, &param))
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 accept ? "|O:accept" : "|O:connect",
+					 kwlist, &param))
 		return NULL;
 	rc = pv_conn_param_get(param, &cp);
 	if (rc < 0 || cmid_open(self))
@@ -488,10 +488,10 @@ static PyObject *cmid_conn(PyObject *obj, PyObject *args, PyObject *kw,
 	 * that librdmacm's own check gives a connect() without either.
 	 */
 	if ((accept && !pcp && !self->id->qp) || !self->id->verbs)
-		return pv_raise_rc(EINVAL, accept ? "rdma_accept" :
-				   "rdma_connect", accept ?
-				   "Failed to Accept Connection" :
-				   "Failed to Connect");
+		return pv_raise_rc(EINVAL,
+				   accept ? "rdma_accept" : "rdma_connect",
+				   accept ? "Failed to Accept Connection" :
+					    "Failed to Connect");
 	if (accept)
 		return CMID_CALL(self, rdma_accept(self->id, pcp),
 				 "rdma_accept", "Failed to Accept Connection");
@@ -526,8 +526,9 @@ static PyObject *cmid_establish(PyObject *obj, PyObject *unused)
 
 	if (cmid_open(self))
 		return NULL;
-	if (rdma_establish(self->id))	/* -1 + errno */
-		return pv_raise_errno("rdma_establish", "Failed to Complete "
+	if (rdma_establish(self->id)) /* -1 + errno */
+		return pv_raise_errno("rdma_establish",
+				      "Failed to Complete "
 				      "an active connection request");
 	Py_RETURN_NONE;
 }
@@ -541,8 +542,8 @@ static PyObject *cmid_reject(PyObject *obj, PyObject *args, PyObject *kw)
 	uint8_t len = 0;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:reject", kwlist,
-					 &data, &lo))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:reject", kwlist, &data,
+					 &lo))
 		return NULL;
 	if (data != Py_None) {
 		b = PyUnicode_Check(data) ? PyUnicode_AsUTF8String(data) :
@@ -553,7 +554,8 @@ static PyObject *cmid_reject(PyObject *obj, PyObject *args, PyObject *kw)
 		}
 		if (view.len > UINT8_MAX) {
 			pv_raise_user("private_data is %zd bytes, at most %d "
-				      "can be sent", view.len, UINT8_MAX);
+				      "can be sent",
+				      view.len, UINT8_MAX);
 			goto out;
 		}
 		len = (uint8_t)view.len;
@@ -565,7 +567,8 @@ static PyObject *cmid_reject(PyObject *obj, PyObject *args, PyObject *kw)
 			goto out;
 		if (l > len) {
 			pv_raise_user("private_data_len %u exceeds the %u "
-				      "bytes of private_data", l, len);
+				      "bytes of private_data",
+				      l, len);
 			goto out;
 		}
 		len = l;
@@ -573,7 +576,7 @@ static PyObject *cmid_reject(PyObject *obj, PyObject *args, PyObject *kw)
 	if (cmid_open(self))
 		goto out;
 	rc = rdma_reject(self->id, len ? view.buf : NULL, len);
-	if (rc)		/* -1 + errno */
+	if (rc) /* -1 + errno */
 		pv_raise_errno("rdma_reject", "Failed to Reject Connection");
 out:
 	if (b) {
@@ -615,9 +618,9 @@ static PyObject *cmid_join_multicast(PyObject *obj, PyObject *args,
 		group = ai->ai->ai_src_addr;
 		rc = rdma_join_multicast(self->id, group, NULL);
 	}
-	if (rc)		/* -1 + errno */
+	if (rc) /* -1 + errno */
 		return pv_raise_errno(mc != Py_None ? "rdma_join_multicast_ex" :
-				      "rdma_join_multicast",
+						      "rdma_join_multicast",
 				      "Failed to Join multicast");
 	if (mc_add(self, group))
 		return NULL;
@@ -641,8 +644,7 @@ static PyObject *cmid_leave_multicast(PyObject *obj, PyObject *args,
 	if (self->channel && pv_cm_ack_events_of(self->channel, self->id))
 		return NULL;
 	pv_busy_enter(&ai->obj);
-	r = CMID_CALL(self, rdma_leave_multicast(self->id,
-						 ai->ai->ai_src_addr),
+	r = CMID_CALL(self, rdma_leave_multicast(self->id, ai->ai->ai_src_addr),
 		      "rdma_leave_multicast", "Failed to leave multicast");
 	if (r)
 		mc_forget(self, ai->ai->ai_src_addr);
@@ -665,21 +667,23 @@ static PyObject *cmid_set_option(PyObject *obj, PyObject *args, PyObject *kw)
 					 &val, pv_conv_size, &len))
 		return NULL;
 	if (level != RDMA_OPTION_ID || optname != RDMA_OPTION_ID_ACK_TIMEOUT)
-		return pv_raise_user("Currently only RDMA_OPTION_ID_ACK_TIMEOUT "
-				     "is supported in Pyverbs.");
+		return pv_raise_user(
+			"Currently only RDMA_OPTION_ID_ACK_TIMEOUT "
+			"is supported in Pyverbs.");
 	if (len != sizeof(val))
 		return pv_raise_user("optlen of RDMA_OPTION_ID_ACK_TIMEOUT must "
-				     "be %zu", sizeof(val));
+				     "be %zu",
+				     sizeof(val));
 	if (cmid_open(self))
 		return NULL;
 	/* -1 + errno */
 	if (rdma_set_option(self->id, level, optname, &val, sizeof(val)))
-		return pv_raise_errno("rdma_set_option", "Failed to set option");
+		return pv_raise_errno("rdma_set_option",
+				      "Failed to set option");
 	Py_RETURN_NONE;
 }
 
-static PyObject *cmid_set_local_ece(PyObject *obj, PyObject *args,
-				    PyObject *kw)
+static PyObject *cmid_set_local_ece(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "ece", NULL };
 	struct pv_cmid *self = CMID(obj);
@@ -689,8 +693,10 @@ static PyObject *cmid_set_local_ece(PyObject *obj, PyObject *args,
 					 &o))
 		return NULL;
 	if (!pv_type_ok(o, pv.ECE))
-		return PyErr_Format(PyExc_TypeError, "ece must be an ECE, not "
-				    "%.100s", Py_TYPE(o)->tp_name);
+		return PyErr_Format(PyExc_TypeError,
+				    "ece must be an ECE, not "
+				    "%.100s",
+				    Py_TYPE(o)->tp_name);
 	if (cmid_open(self))
 		return NULL;
 	/* -1 + errno */
@@ -734,7 +740,7 @@ static int cmid_clear(PyObject *obj)
 	Py_CLEAR(CMID(obj)->ctx);
 	Py_CLEAR(CMID(obj)->pd);
 	Py_CLEAR(CMID(obj)->qp);
-	if (!CMID(obj)->id) {		/* else the finalizer reports it */
+	if (!CMID(obj)->id) { /* else the finalizer reports it */
 		PyMem_Free(CMID(obj)->mc);
 		CMID(obj)->mc = NULL;
 		CMID(obj)->nmc = 0;

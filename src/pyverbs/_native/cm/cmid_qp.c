@@ -27,8 +27,10 @@ int pv_cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
 	int i;
 
 	if (!pv_type_ok(o, pv.QPInitAttr)) {
-		PyErr_Format(PyExc_TypeError, "qp_init_attr must be a "
-			     "QPInitAttr, not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "qp_init_attr must be a "
+			     "QPInitAttr, not %.100s",
+			     Py_TYPE(o)->tp_name);
 		return -1;
 	}
 	*out = a->attr;
@@ -43,8 +45,9 @@ int pv_cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
 		if (!objs[i] || objs[i] == Py_None)
 			continue;
 		if (i < 2) {
-			struct pv_cq *cq = pv_cq_from_obj(objs[i], i ?
-						"recv_cq" : "send_cq");
+			struct pv_cq *cq =
+				pv_cq_from_obj(objs[i],
+					       i ? "recv_cq" : "send_cq");
 
 			if (!cq)
 				return -1;
@@ -70,7 +73,7 @@ int pv_cmid_qp_init_attr(PyObject *o, struct ibv_qp_init_attr *out,
  */
 struct cm_qp {
 	struct pv_obj obj;
-	struct pv_cmid *cmid;	/* its parent 0, while the QP lives */
+	struct pv_cmid *cmid; /* its parent 0, while the QP lives */
 };
 
 static PyTypeObject *cm_qp_type;
@@ -80,15 +83,12 @@ static int cm_qp_destroy(struct pv_obj *o)
 	struct cm_qp *self = (struct cm_qp *)o;
 
 	if (self->cmid && self->cmid->id && self->cmid->id->qp)
-		rdma_destroy_qp(self->cmid->id);	/* void */
+		rdma_destroy_qp(self->cmid->id); /* void */
 	self->cmid = NULL;
 	return 0;
 }
 
-static PyType_Slot cm_qp_slots[] = {
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
+static PyType_Slot cm_qp_slots[] = { PV_CM_SLOTS, { 0, NULL } };
 
 static PyType_Spec cm_qp_spec = {
 	.name = "pyverbs.cmid._CMIDQP",
@@ -122,7 +122,7 @@ int pv_cmid_own_qp(struct pv_cmid *self, struct pv_obj *cqs[3])
 	Py_XSETREF(self->qp, (PyObject *)h);
 	return 0;
 fail:
-	pv_close(&h->obj);	/* unlinks; the QP is not its yet */
+	pv_close(&h->obj); /* unlinks; the QP is not its yet */
 	Py_DECREF(h);
 	return -1;
 }
@@ -157,7 +157,7 @@ PyObject *pv_cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw)
 			return NULL;
 		pd = p->pd;
 	}
-	if (rdma_create_qp(self->id, pd, &attr))	/* -1 + errno */
+	if (rdma_create_qp(self->id, pd, &attr)) /* -1 + errno */
 		return pv_raise_errno("rdma_create_qp", "Failed to Create QP");
 	/* upstream shows the actual capabilities */
 	((struct pv_qp_init_attr *)o)->attr.cap = attr.cap;
@@ -183,8 +183,7 @@ PyObject *pv_cmid_query_qp(PyObject *obj, PyObject *args, PyObject *kw)
 	return pv_qp_query_pair(qp, mask, NULL);
 }
 
-PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args,
-				 PyObject *kw)
+PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "qp_state", NULL };
 	struct pv_cmid *self = CMID(obj);
@@ -202,7 +201,7 @@ PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args,
 	if (!a)
 		return NULL;
 	a->attr.qp_state = (enum ibv_qp_state)state;
-	if (rdma_init_qp_attr(self->id, &a->attr, &mask)) {	/* -1+errno */
+	if (rdma_init_qp_attr(self->id, &a->attr, &mask)) { /* -1+errno */
 		Py_DECREF(a);
 		return pv_raise_errno("rdma_init_qp_attr",
 				      "Failed to get QP attributes");
@@ -216,7 +215,7 @@ int pv_cmid_qp_init_types(void)
 {
 	if (pv_guard_spec(&cm_qp_spec, pv.PyverbsCM))
 		return -1;
-	cm_qp_type = (PyTypeObject *)PyType_FromSpecWithBases(
-		&cm_qp_spec, (PyObject *)pv.PyverbsCM);
+	cm_qp_type = (PyTypeObject *)
+		PyType_FromSpecWithBases(&cm_qp_spec, (PyObject *)pv.PyverbsCM);
 	return cm_qp_type ? 0 : -1;
 }

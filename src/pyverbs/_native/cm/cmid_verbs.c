@@ -65,8 +65,7 @@ static PyObject *cmid_wrap(struct pv_cmid *self, enum cmid_handle which)
 	PyObject *kw, *c;
 
 	if (which == CMID_PD)
-		return PyObject_CallOneArg((PyObject *)pv.PD,
-					   (PyObject *)self);
+		return PyObject_CallOneArg((PyObject *)pv.PD, (PyObject *)self);
 	kw = Py_BuildValue("{sO}", "cmid", (PyObject *)self);
 	if (!kw)
 		return NULL;

@@ -111,7 +111,8 @@ PyObject *pv_cmid_post_recv(PyObject *obj, PyObject *args, PyObject *kw)
 		return NULL;
 	/* returns 0 or -1 + errno (rdma_seterrno of ibv_post_recv) */
 	if (rdma_post_recv(self->id, NULL, mr->buf, len, mr->mr))
-		return pv_raise_errno("rdma_post_recv", "Failed to Post Receive");
+		return pv_raise_errno("rdma_post_recv",
+				      "Failed to Post Receive");
 	Py_RETURN_NONE;
 }
 
@@ -137,8 +138,8 @@ PyObject *pv_cmid_post_send(PyObject *obj, PyObject *args, PyObject *kw)
 static PyObject *cmid_post_rdma(PyObject *obj, PyObject *args, PyObject *kw,
 				int write)
 {
-	static char *kwlist[] = { "mr", "length", "remote_addr", "rkey",
-				  "flags", NULL };
+	static char *kwlist[] = { "mr",	  "length", "remote_addr",
+				  "rkey", "flags",  NULL };
 	struct pv_cmid *self = CMID(obj);
 	PyObject *mro, *lo;
 	uint64_t raddr;
@@ -147,9 +148,10 @@ static PyObject *cmid_post_rdma(PyObject *obj, PyObject *args, PyObject *kw,
 	struct pv_mr *mr;
 	size_t len;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, write ? "OOO&O&|O&:post_write"
-					 : "OOO&O&|O&:post_read", kwlist,
-					 &mro, &lo, pv_conv_u64, &raddr,
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 write ? "OOO&O&|O&:post_write" :
+						 "OOO&O&|O&:post_read",
+					 kwlist, &mro, &lo, pv_conv_u64, &raddr,
 					 pv_conv_u32, &rkey, pv_conv_int,
 					 &flags))
 		return NULL;
@@ -161,13 +163,13 @@ static PyObject *cmid_post_rdma(PyObject *obj, PyObject *args, PyObject *kw,
 		rc = rdma_post_write(self->id, NULL, mr->buf, len, mr->mr,
 				     flags, raddr, rkey);
 	else
-		rc = rdma_post_read(self->id, NULL, mr->buf, len, mr->mr,
-				    flags, raddr, rkey);
+		rc = rdma_post_read(self->id, NULL, mr->buf, len, mr->mr, flags,
+				    raddr, rkey);
 	if (rc)
 		return pv_raise_errno(write ? "rdma_post_write" :
-				      "rdma_post_read", write ?
-				      "Failed to Post Write" :
-				      "Failed to Post Read");
+					      "rdma_post_read",
+				      write ? "Failed to Post Write" :
+					      "Failed to Post Read");
 	Py_RETURN_NONE;
 }
 
@@ -181,8 +183,7 @@ PyObject *pv_cmid_post_write(PyObject *obj, PyObject *args, PyObject *kw)
 	return cmid_post_rdma(obj, args, kw, 1);
 }
 
-PyObject *pv_cmid_post_ud_send(PyObject *obj, PyObject *args,
-				   PyObject *kw)
+PyObject *pv_cmid_post_ud_send(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "mr", "ah", "rqpn", "flags", "length", NULL };
 	struct pv_cmid *self = CMID(obj);
@@ -193,12 +194,14 @@ PyObject *pv_cmid_post_ud_send(PyObject *obj, PyObject *args,
 	size_t len;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O&O&O:post_ud_send",
-					 kwlist, &mro, &aho, pv_conv_u32,
-					 &rqpn, pv_conv_int, &flags, &lo))
+					 kwlist, &mro, &aho, pv_conv_u32, &rqpn,
+					 pv_conv_int, &flags, &lo))
 		return NULL;
 	if (!pv_type_ok(aho, pv.AH))
-		return PyErr_Format(PyExc_TypeError, "ah must be an AH, not "
-				    "%.100s", Py_TYPE(aho)->tp_name);
+		return PyErr_Format(PyExc_TypeError,
+				    "ah must be an AH, not "
+				    "%.100s",
+				    Py_TYPE(aho)->tp_name);
 	if (pv_check_open(PV_OBJ(aho)))
 		return NULL;
 	if (!(mr = cmid_mr_arg(mro, lo, &len)) || !pv_cmid_qp(self))
@@ -231,10 +234,10 @@ static PyObject *cmid_get_comp(PyObject *obj, int send)
 	Py_END_ALLOW_THREADS
 	pv_busy_leave(&self->obj);
 	if (rc < 0)
-		return pv_raise_errno(send ? "rdma_get_send_comp" :
-				      "rdma_get_recv_comp", send ?
-				      "Failed to retrieve send completion" :
-				      "Failed to retrieve receive completion");
+		return pv_raise_errno(
+			send ? "rdma_get_send_comp" : "rdma_get_recv_comp",
+			send ? "Failed to retrieve send completion" :
+			       "Failed to retrieve receive completion");
 	if (rc == 0)
 		Py_RETURN_NONE;
 	return pv_wc_new(&wc);
@@ -249,4 +252,3 @@ PyObject *pv_cmid_get_recv_comp(PyObject *obj, PyObject *unused)
 {
 	return cmid_get_comp(obj, 0);
 }
-

@@ -23,7 +23,7 @@ static int ai_destroy(struct pv_obj *o)
 	struct pv_addrinfo *self = (struct pv_addrinfo *)o;
 
 	if (self->ai) {
-		rdma_freeaddrinfo(self->ai);	/* void */
+		rdma_freeaddrinfo(self->ai); /* void */
 		self->ai = NULL;
 	}
 	return 0;
@@ -42,7 +42,7 @@ static int ai_str_arg(PyObject *v, const char *what, PyObject **keep,
 	if (v == Py_None)
 		return 0;
 	if (PyLong_Check(v) && !PyBool_Check(v)) {
-		PyObject *s = PyObject_Str(v);	/* a port number */
+		PyObject *s = PyObject_Str(v); /* a port number */
 
 		if (!s)
 			return -1;
@@ -55,8 +55,10 @@ static int ai_str_arg(PyObject *v, const char *what, PyObject **keep,
 	} else if (PyBytes_Check(v)) {
 		*keep = Py_NewRef(v);
 	} else {
-		PyErr_Format(PyExc_TypeError, "%s must be str, bytes or None, "
-			     "not %.100s", what, Py_TYPE(v)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "%s must be str, bytes or None, "
+			     "not %.100s",
+			     what, Py_TYPE(v)->tp_name);
 	}
 	Py_DECREF(v);
 	if (!*keep)
@@ -74,8 +76,9 @@ static int ai_str_arg(PyObject *v, const char *what, PyObject **keep,
 
 static int ai_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "src", "dst", "src_service", "dst_service",
-				  "port_space", "flags", NULL };
+	static char *kwlist[] = { "src",	 "dst",	       "src_service",
+				  "dst_service", "port_space", "flags",
+				  NULL };
 	struct pv_addrinfo *self = (struct pv_addrinfo *)obj;
 	PyObject *src = Py_None, *dst = Py_None, *ssrv = Py_None;
 	PyObject *dsrv = Py_None, *keep[4] = { NULL };
@@ -83,10 +86,9 @@ static int ai_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct rdma_addrinfo hints, *res = NULL, *ai = NULL;
 	int port_space = 0, flags = 0, rc = -1, i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO&O&:AddrInfo",
-					 kwlist, &src, &dst, &ssrv, &dsrv,
-					 pv_conv_int, &port_space, pv_conv_int,
-					 &flags))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO&O&:AddrInfo", kwlist,
+					 &src, &dst, &ssrv, &dsrv, pv_conv_int,
+					 &port_space, pv_conv_int, &flags))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("AddrInfo is already initialised");
@@ -175,7 +177,7 @@ static PyObject *ai_get_src(PyObject *obj, void *closure)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	return ai_sockaddr_str(closure ? self->ai->ai_dst_addr :
-			       self->ai->ai_src_addr);
+					 self->ai->ai_src_addr);
 }
 
 static PyObject *ai_get_int(PyObject *obj, void *closure)
@@ -185,30 +187,32 @@ static PyObject *ai_get_int(PyObject *obj, void *closure)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	return PyLong_FromLong(closure ? self->ai->ai_flags :
-			       self->ai->ai_port_space);
+					 self->ai->ai_port_space);
 }
 
 static PyGetSetDef ai_getset[] = {
 	{ "src_addr", ai_get_src, NULL,
-	  "The source address as 'ip:port', or None (beyond upstream).",
-	  NULL },
+	  "The source address as 'ip:port', or None (beyond upstream).", NULL },
 	{ "dst_addr", ai_get_src, NULL,
 	  "The destination address as 'ip:port', or None (beyond upstream).",
 	  (void *)1 },
 	{ "port_space", ai_get_int, NULL,
 	  "The port space of the result (beyond upstream).", NULL },
-	{ "flags", ai_get_int, NULL, "The RAI_* flags of the result (beyond "
-	  "upstream).", (void *)1 },
+	{ "flags", ai_get_int, NULL,
+	  "The RAI_* flags of the result (beyond "
+	  "upstream).",
+	  (void *)1 },
 	{ NULL }
 };
 
 static PyType_Slot ai_slots[] = {
-	{ Py_tp_doc, "AddrInfo(src=None, dst=None, src_service=None, "
-		     "dst_service=None, port_space=0, flags=0)\n--\n\n"
-		     "Address information (rdma_getaddrinfo).  With RAI_PASSIVE "
-		     "in flags, src and src_service\nname the local address to "
-		     "listen on; else dst and dst_service name the\npeer, and "
-		     "src (resolved first) the local address to use." },
+	{ Py_tp_doc,
+	  "AddrInfo(src=None, dst=None, src_service=None, "
+	  "dst_service=None, port_space=0, flags=0)\n--\n\n"
+	  "Address information (rdma_getaddrinfo).  With RAI_PASSIVE "
+	  "in flags, src and src_service\nname the local address to "
+	  "listen on; else dst and dst_service name the\npeer, and "
+	  "src (resolved first) the local address to use." },
 	{ Py_tp_init, ai_init },
 	{ Py_tp_getset, ai_getset },
 	PV_CM_SLOTS,
@@ -225,8 +229,10 @@ static PyType_Spec ai_spec = {
 struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what)
 {
 	if (!pv_type_ok(o, pv.AddrInfo)) {
-		PyErr_Format(PyExc_TypeError, "%s must be an AddrInfo, not "
-			     "%.100s", what, Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "%s must be an AddrInfo, not "
+			     "%.100s",
+			     what, Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	if (pv_check_open(PV_OBJ(o)))
@@ -249,8 +255,8 @@ static int ch_keep_orphan(struct pv_cm_channel *ch, struct rdma_cm_id *id)
 {
 	if (ch->norphans == ch->orphans_cap) {
 		int cap = ch->orphans_cap ? 2 * ch->orphans_cap : 4;
-		struct rdma_cm_id **a = PyMem_Realloc(ch->orphans,
-						      cap * sizeof(*a));
+		struct rdma_cm_id **a =
+			PyMem_Realloc(ch->orphans, cap * sizeof(*a));
 
 		if (!a)
 			return -1;
@@ -282,7 +288,7 @@ static void orphan_destroy(struct pv_cm_channel *ch, struct rdma_cm_id *id)
 
 	PyErr_Fetch(&et, &ev, &tb);
 	if (!pv_cm_ack_events_of(ch, id))
-		PV_WITHOUT_GIL(rdma_destroy_id(id));	/* -1 + errno */
+		PV_WITHOUT_GIL(rdma_destroy_id(id)); /* -1 + errno */
 	PyErr_Clear();
 	PyErr_Restore(et, ev, tb);
 }
@@ -297,7 +303,7 @@ static int ch_destroy(struct pv_obj *o)
 	self->orphans = NULL;
 	self->orphans_cap = 0;
 	if (self->ch) {
-		rdma_destroy_event_channel(self->ch);	/* void */
+		rdma_destroy_event_channel(self->ch); /* void */
 		self->ch = NULL;
 	}
 	return 0;
@@ -315,7 +321,7 @@ static int ch_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	pv_obj_setup(&self->obj, ch_destroy);
-	self->ch = rdma_create_event_channel();	/* NULL + errno */
+	self->ch = rdma_create_event_channel(); /* NULL + errno */
 	if (!self->ch) {
 		pv_raise_errno("rdma_create_event_channel",
 			       "Failed to create CMEventChannel");
@@ -349,7 +355,7 @@ static PyObject *ch_get_nonblocking(PyObject *obj, void *closure)
 	fl = fcntl(self->ch->fd, F_GETFL);
 	if (fl < 0)
 		return pv_raise_errno("fcntl", "Failed to get the channel's "
-				      "flags");
+					       "flags");
 	return PyBool_FromLong(!!(fl & O_NONBLOCK));
 }
 
@@ -360,8 +366,10 @@ static int ch_set_nonblocking_to(struct pv_cm_channel *self, PyObject *v)
 	if (pv_refuse_delete(v, "nonblocking") || pv_check_open(&self->obj))
 		return -1;
 	if (!PyBool_Check(v) && !PyLong_Check(v)) {
-		PyErr_Format(PyExc_TypeError, "nonblocking must be a bool, not "
-			     "%.100s", Py_TYPE(v)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "nonblocking must be a bool, not "
+			     "%.100s",
+			     Py_TYPE(v)->tp_name);
 		return -1;
 	}
 	on = PyObject_IsTrue(v);
@@ -409,10 +417,11 @@ static PyGetSetDef ch_getset[] = {
 };
 
 static PyType_Slot ch_slots[] = {
-	{ Py_tp_doc, "CMEventChannel()\n--\n\n"
-		     "A channel on which asynchronous CMIDs report their events "
-		     "(rdma_create_event_channel).\nClosing it closes its "
-		     "CMIDs and acks its events first." },
+	{ Py_tp_doc,
+	  "CMEventChannel()\n--\n\n"
+	  "A channel on which asynchronous CMIDs report their events "
+	  "(rdma_create_event_channel).\nClosing it closes its "
+	  "CMIDs and acks its events first." },
 	{ Py_tp_init, ch_init },
 	{ Py_tp_methods, ch_methods },
 	{ Py_tp_getset, ch_getset },
@@ -440,7 +449,7 @@ static void ev_orphan(struct pv_cm_event *self)
 		return;
 	if (ch_keep_orphan((struct pv_cm_channel *)ch, self->copy.id)) {
 		PyErr_Clear();
-		self->adopted = 1;	/* gone: no CMID may take it */
+		self->adopted = 1; /* gone: no CMID may take it */
 		orphan_destroy((struct pv_cm_channel *)ch, self->copy.id);
 		return;
 	}
@@ -450,11 +459,14 @@ static void ev_orphan(struct pv_cm_event *self)
 int pv_cm_event_take_id(struct pv_cm_event *ev)
 {
 	if (ev->adopted) {
-		pv_raise_user("The CMEvent's CM ID was already taken by a CMID");
+		pv_raise_user(
+			"The CMEvent's CM ID was already taken by a CMID");
 		return -1;
 	}
-	if (!ev->event && !(ev->orphan_ch && ch_take_orphan(
-		(struct pv_cm_channel *)ev->orphan_ch, ev->copy.id))) {
+	if (!ev->event &&
+	    !(ev->orphan_ch &&
+	      ch_take_orphan((struct pv_cm_channel *)ev->orphan_ch,
+			     ev->copy.id))) {
 		pv_raise_user("The CMEvent's CM ID is gone: its event channel "
 			      "was closed");
 		return -1;
@@ -493,7 +505,8 @@ static int ev_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:CMEvent", kwlist, &cho))
 		return -1;
 	if (!pv_type_ok(cho, pv.CMEventChannel)) {
-		PyErr_Format(PyExc_TypeError, "channel must be a "
+		PyErr_Format(PyExc_TypeError,
+			     "channel must be a "
 			     "CMEventChannel, not %.100s",
 			     Py_TYPE(cho)->tp_name);
 		return -1;
@@ -511,7 +524,7 @@ static int ev_init(PyObject *obj, PyObject *args, PyObject *kw)
 	 * channel is busy meanwhile, so that no one closes it. */
 	pv_busy_enter(&ch->obj);
 	Py_BEGIN_ALLOW_THREADS
-	rc = rdma_get_cm_event(ch->ch, &event);	/* 0, or -1 + errno */
+	rc = rdma_get_cm_event(ch->ch, &event); /* 0, or -1 + errno */
 	Py_END_ALLOW_THREADS
 	pv_busy_leave(&ch->obj);
 	if (rc) {
@@ -521,9 +534,10 @@ static int ev_init(PyObject *obj, PyObject *args, PyObject *kw)
 	self->event = event;
 	self->copy = *event;
 	if (event->param.conn.private_data)
-		self->private_data = PyBytes_FromStringAndSize(
-			event->param.conn.private_data,
-			event->param.conn.private_data_len);
+		self->private_data =
+			PyBytes_FromStringAndSize(event->param.conn.private_data,
+						  event->param.conn
+							  .private_data_len);
 	else
 		self->private_data = Py_NewRef(Py_None);
 	if (!self->private_data || pv_obj_link(&self->obj, &ch->obj)) {
@@ -538,7 +552,7 @@ static PyObject *ev_get_type(PyObject *obj, void *closure)
 {
 	struct pv_cm_event *self = (struct pv_cm_event *)obj;
 
-	if (!self->private_data)	/* never got an event */
+	if (!self->private_data) /* never got an event */
 		return (pv_check_open_slow(&self->obj), NULL);
 	return PyLong_FromLong(self->copy.event);
 }
@@ -615,7 +629,8 @@ static PyGetSetDef ev_getset[] = {
 	{ "event_type", ev_get_type, NULL, "The RDMA_CM_EVENT_* type.", NULL },
 	{ "status", ev_get_status, NULL,
 	  "The event's status (an errno value or a CM reject reason; "
-	  "beyond upstream).", NULL },
+	  "beyond upstream).",
+	  NULL },
 	{ "private_data", ev_get_private_data, NULL,
 	  "The private data the peer sent (bytes), or None.", NULL },
 	{ NULL }
@@ -657,7 +672,7 @@ int pv_cm_ack_events_of(struct pv_cm_channel *ch, struct rdma_cm_id *id)
 
 /* ---- ConnParam ---- */
 
-#define CP_DATA_MAX 255	/* private_data_len is a uint8_t */
+#define CP_DATA_MAX 255 /* private_data_len is a uint8_t */
 
 struct pv_conn_param {
 	PyObject_HEAD
@@ -683,12 +698,13 @@ static const struct pv_field cp_fields[] = {
 
 static int cp_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "resources", "depth", "flow_control",
-				  "retry", "rnr_retry", "srq", "qp_num",
-				  "data_len", NULL };
+	static char *kwlist[] = { "resources", "depth",	    "flow_control",
+				  "retry",     "rnr_retry", "srq",
+				  "qp_num",    "data_len",  NULL };
 	struct pv_conn_param *self = (struct pv_conn_param *)obj;
 	struct rdma_conn_param c = { .responder_resources = 1,
-				     .initiator_depth = 1, .retry_count = 5,
+				     .initiator_depth = 1,
+				     .retry_count = 5,
 				     .rnr_retry_count = 5 };
 	uint8_t len = 0;
 
@@ -697,11 +713,10 @@ static int cp_init(PyObject *obj, PyObject *args, PyObject *kw)
 					 pv_conv_u8, &c.responder_resources,
 					 pv_conv_u8, &c.initiator_depth,
 					 pv_conv_u8, &c.flow_control,
-					 pv_conv_u8, &c.retry_count,
-					 pv_conv_u8, &c.rnr_retry_count,
-					 pv_conv_u8, &c.srq,
-					 pv_conv_u32, &c.qp_num,
-					 pv_conv_u8, &len))
+					 pv_conv_u8, &c.retry_count, pv_conv_u8,
+					 &c.rnr_retry_count, pv_conv_u8, &c.srq,
+					 pv_conv_u32, &c.qp_num, pv_conv_u8,
+					 &len))
 		return -1;
 	self->conn = c;
 	self->data_len = len;
@@ -783,8 +798,10 @@ int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out)
 	if (o == Py_None)
 		return 1;
 	if (!pv_type_ok(o, pv.ConnParam)) {
-		PyErr_Format(PyExc_TypeError, "param must be a ConnParam or "
-			     "None, not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "param must be a ConnParam or "
+			     "None, not %.100s",
+			     Py_TYPE(o)->tp_name);
 		return -1;
 	}
 	*out = cp->conn;
@@ -802,8 +819,7 @@ struct pv_ud_param {
 
 static const struct pv_field ud_fields[] = {
 	PV_FIELD_RO(struct pv_ud_param, ud.qp_num, "qp_num"),
-	PV_FIELD_RO(struct pv_ud_param, ud.qkey, "qkey"),
-	PV_FIELD_END
+	PV_FIELD_RO(struct pv_ud_param, ud.qkey, "qkey"), PV_FIELD_END
 };
 
 static int ud_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -816,8 +832,10 @@ static int ud_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:UDParam", kwlist, &evo))
 		return -1;
 	if (!pv_type_ok(evo, pv.CMEvent)) {
-		PyErr_Format(PyExc_TypeError, "cm_event must be a CMEvent, not "
-			     "%.100s", Py_TYPE(evo)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "cm_event must be a CMEvent, not "
+			     "%.100s",
+			     Py_TYPE(evo)->tp_name);
 		return -1;
 	}
 	ev = (struct pv_cm_event *)evo;
@@ -826,7 +844,7 @@ static int ud_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	self->ud = ev->copy.param.ud;
-	self->ud.private_data = NULL;	/* not ours */
+	self->ud.private_data = NULL; /* not ours */
 	self->ud.private_data_len = 0;
 	return 0;
 }
@@ -863,8 +881,10 @@ static PyType_Spec ud_spec = {
 int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out)
 {
 	if (!pv_type_ok(o, pv.UDParam)) {
-		PyErr_Format(PyExc_TypeError, "ud_param must be a UDParam, not "
-			     "%.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "ud_param must be a UDParam, not "
+			     "%.100s",
+			     Py_TYPE(o)->tp_name);
 		return -1;
 	}
 	*out = ((struct pv_ud_param *)o)->ud.ah_attr;
@@ -876,7 +896,7 @@ int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out)
 struct pv_join_mc_attr {
 	PyObject_HEAD
 	struct rdma_cm_join_mc_attr_ex attr;
-	PyObject *addr;		/* the AddrInfo */
+	PyObject *addr; /* the AddrInfo */
 };
 
 static const struct pv_field jm_fields[] = {
@@ -944,8 +964,10 @@ int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out)
 	struct pv_addrinfo *ai;
 
 	if (!pv_type_ok(o, pv.JoinMCAttrEx)) {
-		PyErr_Format(PyExc_TypeError, "mc_attr must be a JoinMCAttrEx, "
-			     "not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "mc_attr must be a JoinMCAttrEx, "
+			     "not %.100s",
+			     Py_TYPE(o)->tp_name);
 		return -1;
 	}
 	if (!self->addr || self->addr == Py_None) {

@@ -24,15 +24,15 @@
 
 /* efa_state.c: the EFA types, set by registration. */
 struct pv_efa_types {
-	PyTypeObject *DeviceAttr;	/* EfaDVDeviceAttr */
-	PyTypeObject *AHAttr;		/* EfaDVAHAttr */
-	PyTypeObject *QPInitAttr;	/* EfaQPInitAttr */
-	PyTypeObject *CQInitAttr;	/* EfaDVCQInitAttr */
-	PyTypeObject *Context;		/* EfaContext */
-	PyTypeObject *AH;		/* EfaAH */
+	PyTypeObject *DeviceAttr; /* EfaDVDeviceAttr */
+	PyTypeObject *AHAttr;	  /* EfaDVAHAttr */
+	PyTypeObject *QPInitAttr; /* EfaQPInitAttr */
+	PyTypeObject *CQInitAttr; /* EfaDVCQInitAttr */
+	PyTypeObject *Context;	  /* EfaContext */
+	PyTypeObject *AH;	  /* EfaAH */
 	PyTypeObject *SRDQP;
 	PyTypeObject *SRDQPEx;
-	PyTypeObject *CQ;		/* EfaCQ */
+	PyTypeObject *CQ; /* EfaCQ */
 };
 extern struct pv_efa_types pv_efa;
 
@@ -58,6 +58,6 @@ struct pv_efa_cq_init_attr {
 PyObject *pv_efa_attr_new(PyTypeObject *tp, const void *src, size_t len);
 
 int pv_efa_attr_init_types(PyObject *m);
-int pv_efadv_init_types(PyObject *m);	/* after pv_efa_attr_init_types */
+int pv_efadv_init_types(PyObject *m); /* after pv_efa_attr_init_types */
 
 #endif

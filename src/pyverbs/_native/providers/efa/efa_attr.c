@@ -23,10 +23,9 @@ PyObject *pv_efa_attr_new(PyTypeObject *tp, const void *src, size_t len)
 	return o;
 }
 
-#define EFA_DATA_SPEC(prefix, pyname, st, doc, init)                    \
-	PV_DATA_SPEC(prefix, "pyverbs.providers.efa.efadv." pyname, st, \
-		     doc, { Py_tp_new, PyType_GenericNew },             \
-		     { Py_tp_init, init },)
+#define EFA_DATA_SPEC(prefix, pyname, st, doc, init)                         \
+	PV_DATA_SPEC(prefix, "pyverbs.providers.efa.efadv." pyname, st, doc, \
+		     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, init }, )
 
 /* ---- EfaDVDeviceAttr ---- */
 
@@ -54,8 +53,7 @@ EFA_DATA_SPEC(da, "EfaDVDeviceAttr", struct pv_efa_device_attr,
 
 static const struct pv_field aha_fields[] = {
 	PV_FIELD_RO(struct pv_efa_ah_attr, attr.comp_mask, "comp_mask"),
-	PV_FIELD_RO(struct pv_efa_ah_attr, attr.ahn, "ahn"),
-	PV_FIELD_END
+	PV_FIELD_RO(struct pv_efa_ah_attr, attr.ahn, "ahn"), PV_FIELD_END
 };
 
 EFA_DATA_SPEC(aha, "EfaDVAHAttr", struct pv_efa_ah_attr,

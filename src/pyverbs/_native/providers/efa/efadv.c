@@ -92,8 +92,7 @@ static PyMethodDef ectx_methods[] = {
 PV_TYPE_SPEC(ectx, "pyverbs.providers.efa.efadv.EfaContext", struct pv_context,
 	     "EfaContext(name='')\n--\n\n"
 	     "A Context on the EFA device name, with the EFA queries.",
-	     { Py_tp_init, ectx_init },
-	     { Py_tp_methods, ectx_methods },);
+	     { Py_tp_init, ectx_init }, { Py_tp_methods, ectx_methods }, );
 
 /* ------------------------------------------------------------------ */
 /* EfaAH                                                               */
@@ -108,7 +107,7 @@ static PyObject *eah_query_efa_ah(PyObject *obj, PyObject *unused)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	memset(&attr, 0, sizeof(attr));
-	rc = efadv_query_ah(self->ah, &attr, sizeof(attr));	/* errno */
+	rc = efadv_query_ah(self->ah, &attr, sizeof(attr)); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "efadv_query_ah",
 				   "Failed to query efa ah");
@@ -127,7 +126,7 @@ PV_TYPE_SPEC(eah, "pyverbs.providers.efa.efadv.EfaAH", struct pv_ah,
 	     "EfaAH(pd, attr=None, *, wc=None, grh=None, "
 	     "port_num=None)\n--\n\n"
 	     "An AH (same constructor) with query_efa_ah().",
-	     { Py_tp_methods, eah_methods },);
+	     { Py_tp_methods, eah_methods }, );
 
 /* ------------------------------------------------------------------ */
 /* SRDQP                                                               */
@@ -160,11 +159,10 @@ static int srd_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:SRDQP", kwlist, &pd,
 					 &ia))
 		return -1;
-	if (efa_arg(pd, pv.PD, "pd") ||
-	    efa_arg(ia, pv.QPInitAttr, "init_attr"))
+	if (efa_arg(pd, pv.PD, "pd") || efa_arg(ia, pv.QPInitAttr, "init_attr"))
 		return -1;
-	static const struct pv_qp_create_hook hook = {
-		.create_on_pd = srd_create };
+	static const struct pv_qp_create_hook hook = { .create_on_pd =
+							       srd_create };
 
 	return pv_qp_create(obj, pd, ia, Py_None, &hook);
 }
@@ -174,7 +172,7 @@ PV_TYPE_SPEC(srd, "pyverbs.providers.efa.efadv.SRDQP", struct pv_qp,
 	     "SRDQP(pd, init_attr)\n--\n\n"
 	     "An SRD QP on pd (efadv_create_driver_qp); init_attr is a "
 	     "QPInitAttr with qp_type IBV_QPT_DRIVER.",
-	     { Py_tp_init, srd_init },);
+	     { Py_tp_init, srd_init }, );
 
 /* ------------------------------------------------------------------ */
 /* SRDQPEx                                                             */
@@ -195,7 +193,7 @@ static struct ibv_qp *srdx_create(PyObject *self, struct ibv_context *ctx,
 		((struct pv_efa_qp_init_attr *)arg)->attr;
 	struct ibv_qp *qp;
 
-	qp = efadv_create_qp_ex(ctx, a, &efa, sizeof(efa));	/* errno */
+	qp = efadv_create_qp_ex(ctx, a, &efa, sizeof(efa)); /* errno */
 	if (!qp)
 		pv_raise_errno("efadv_create_qp_ex",
 			       "Failed to create SRD QPEx");
@@ -254,8 +252,7 @@ PV_TYPE_SPEC(srdx, "pyverbs.providers.efa.efadv.SRDQPEx", struct pv_qp_ex,
 	     "QPInitAttrEx (qp_type IBV_QPT_DRIVER), efa_init_attr an "
 	     "EfaQPInitAttr.  to_init/to_rtr/to_rts use the SRD masks "
 	     "(INIT: PKEY_INDEX|PORT|QKEY, RTR: none, RTS: SQ_PSN).",
-	     { Py_tp_init, srdx_init },
-	     { Py_tp_methods, srdx_methods },);
+	     { Py_tp_init, srdx_init }, { Py_tp_methods, srdx_methods }, );
 
 /* ------------------------------------------------------------------ */
 /* EfaCQ                                                               */
@@ -266,7 +263,7 @@ struct efa_cq {
 	/* efadv_cq_from_ibv_cq_ex() of the open CQ: its wc_read_sgid is
 	 * set only when the CQ has EFADV_WC_EX_WITH_SGID */
 	struct efadv_cq *dv;
-	struct efadv_cq_init_attr efa;	/* for the creation call */
+	struct efadv_cq_init_attr efa; /* for the creation call */
 };
 
 /* The creation call of EfaCQ (pv_cqex_setup()); arg is the EfaCQ. */
@@ -296,7 +293,7 @@ static int ecq_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	if (efa_arg(ctx, pv.Context, "ctx"))
 		return -1;
-	if (ia == Py_None) {	/* CQEX takes None for its defaults */
+	if (ia == Py_None) { /* CQEX takes None for its defaults */
 		PyErr_SetString(PyExc_TypeError,
 				"attr_ex must be a CqInitAttrEx, not None");
 		return -1;
@@ -355,8 +352,7 @@ PV_TYPE_SPEC(ecq, "pyverbs.providers.efa.efadv.EfaCQ", struct efa_cq,
 	     "EfaCQ(ctx, attr_ex, efa_init_attr)\n--\n\n"
 	     "A CQEX made by efadv_create_cq(): attr_ex a CqInitAttrEx, "
 	     "efa_init_attr an EfaDVCQInitAttr or None (defaults).",
-	     { Py_tp_init, ecq_init },
-	     { Py_tp_methods, ecq_methods },);
+	     { Py_tp_init, ecq_init }, { Py_tp_methods, ecq_methods }, );
 
 int pv_efadv_init_types(PyObject *m)
 {

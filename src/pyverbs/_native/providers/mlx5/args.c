@@ -16,8 +16,8 @@ struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname)
 	if (!PyObject_TypeCheck(o, pv.Context)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument '%s' has incorrect type (expected "
-			     "pyverbs.device.Context, got %.200s)", argname,
-			     Py_TYPE(o)->tp_name);
+			     "pyverbs.device.Context, got %.200s)",
+			     argname, Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	if (pv_check_open(PV_OBJ(o)))
@@ -52,11 +52,11 @@ PyObject *pv_mlx5_mailbox_in(PyObject *in)
 	return PyObject_Bytes(in);
 }
 
-int pv_mlx5_arg_type_error(const char *arg, const char *expected,
-			   PyObject *got)
+int pv_mlx5_arg_type_error(const char *arg, const char *expected, PyObject *got)
 {
-	PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type "
-		     "(expected %s, got %.100s)", arg, expected,
-		     Py_TYPE(got)->tp_name);
+	PyErr_Format(PyExc_TypeError,
+		     "Argument '%s' has incorrect type "
+		     "(expected %s, got %.100s)",
+		     arg, expected, Py_TYPE(got)->tp_name);
 	return -1;
 }

@@ -23,19 +23,19 @@
 static PyTypeObject *mca_type;	/* Mlx5DVContextAttr */
 static PyTypeObject *mdc_type;	/* Mlx5DVContext */
 static PyTypeObject *mpa_type;	/* Mlx5DVPortAttr */
-static PyTypeObject *mctx_type;	/* Mlx5Context */
+static PyTypeObject *mctx_type; /* Mlx5Context */
 
 /* What query_mlx5_device(comp_mask=-1) asks for: upstream v44's list. */
 #define MCTX_DEFAULT_COMP_MASK                                          \
-	(MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP |  \
-	 MLX5DV_CONTEXT_MASK_STRIDING_RQ |                               \
-	 MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |                           \
-	 MLX5DV_CONTEXT_MASK_DYN_BFREGS |                                \
-	 MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE |                         \
-	 MLX5DV_CONTEXT_MASK_DC_ODP_CAPS |                               \
-	 MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS |                         \
-	 MLX5DV_CONTEXT_MASK_DCI_STREAMS |                               \
-	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                          \
+	(MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP | \
+	 MLX5DV_CONTEXT_MASK_STRIDING_RQ |                              \
+	 MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |                          \
+	 MLX5DV_CONTEXT_MASK_DYN_BFREGS |                               \
+	 MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE |                        \
+	 MLX5DV_CONTEXT_MASK_DC_ODP_CAPS |                              \
+	 MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS |                        \
+	 MLX5DV_CONTEXT_MASK_DCI_STREAMS |                              \
+	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                         \
 	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
 
 /* Is v the int -1 (not a bool)? */
@@ -93,8 +93,7 @@ PV_DATA_SPEC(mca, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
 	     "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
 	     "How to open an mlx5 device (struct mlx5dv_context_attr): "
 	     "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...).",
-	     { Py_tp_new, PyType_GenericNew },
-	     { Py_tp_init, mca_init },);
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, mca_init }, );
 
 /* ---- Mlx5DVContext (mlx5dv_query_device's answer) ---- */
 
@@ -133,13 +132,11 @@ struct mdc_member {
 
 static const struct mdc_member cqe_comp_members[] = {
 	MDC_M(struct mlx5dv_cqe_comp_caps, max_num),
-	MDC_M(struct mlx5dv_cqe_comp_caps, supported_format),
-	MDC_M_END
+	MDC_M(struct mlx5dv_cqe_comp_caps, supported_format), MDC_M_END
 };
 static const struct mdc_member swp_members[] = {
 	MDC_M(struct mlx5dv_sw_parsing_caps, sw_parsing_offloads),
-	MDC_M(struct mlx5dv_sw_parsing_caps, supported_qpts),
-	MDC_M_END
+	MDC_M(struct mlx5dv_sw_parsing_caps, supported_qpts), MDC_M_END
 };
 static const struct mdc_member strd_members[] = {
 	MDC_M(struct mlx5dv_striding_rq_caps,
@@ -163,12 +160,11 @@ static const struct mdc_member crypto_members[] = {
 };
 static const struct mdc_member dci_members[] = {
 	MDC_M(struct mlx5dv_dci_streams_caps, max_log_num_concurent),
-	MDC_M(struct mlx5dv_dci_streams_caps, max_log_num_errored),
-	MDC_M_END
+	MDC_M(struct mlx5dv_dci_streams_caps, max_log_num_errored), MDC_M_END
 };
 
 struct mdc_dict {
-	size_t off;		/* of the struct in struct mlx5dv_context */
+	size_t off; /* of the struct in struct mlx5dv_context */
 	const struct mdc_member *members;
 };
 
@@ -192,10 +188,18 @@ static PyObject *mdc_get_dict(PyObject *obj, void *closure)
 		PyObject *o;
 
 		switch (m->size) {
-		case 1: v = *(const uint8_t *)(base + m->off); break;
-		case 2: v = *(const uint16_t *)(base + m->off); break;
-		case 4: v = *(const uint32_t *)(base + m->off); break;
-		default: v = *(const uint64_t *)(base + m->off); break;
+		case 1:
+			v = *(const uint8_t *)(base + m->off);
+			break;
+		case 2:
+			v = *(const uint16_t *)(base + m->off);
+			break;
+		case 4:
+			v = *(const uint32_t *)(base + m->off);
+			break;
+		default:
+			v = *(const uint64_t *)(base + m->off);
+			break;
 		}
 		o = PyLong_FromUnsignedLongLong(v);
 		if (!o || PyDict_SetItemString(res, m->name, o))
@@ -212,13 +216,14 @@ static PyGetSetDef mdc_extra[] = {
 	{ "sw_parsing_caps", mdc_get_dict, NULL,
 	  "SW parsing caps (dict: sw_parsing_offloads, supported_qpts).",
 	  (void *)&mdc_dicts[1] },
-	{ "striding_rq_caps", mdc_get_dict, NULL,
-	  "Striding RQ caps (dict).", (void *)&mdc_dicts[2] },
-	{ "crypto_caps", mdc_get_dict, NULL,
-	  "Crypto caps (dict).", (void *)&mdc_dicts[3] },
+	{ "striding_rq_caps", mdc_get_dict, NULL, "Striding RQ caps (dict).",
+	  (void *)&mdc_dicts[2] },
+	{ "crypto_caps", mdc_get_dict, NULL, "Crypto caps (dict).",
+	  (void *)&mdc_dicts[3] },
 	{ "dci_streams_caps", mdc_get_dict, NULL,
 	  "DCI streams caps (dict: max_log_num_concurent, "
-	  "max_log_num_errored).", (void *)&mdc_dicts[4] },
+	  "max_log_num_errored).",
+	  (void *)&mdc_dicts[4] },
 	{ NULL }
 };
 #undef MDC
@@ -291,8 +296,8 @@ static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyObject_TypeCheck(attr, mca_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'attr' has incorrect type (expected "
-			     "%s, got %.200s)", mca_spec.name,
-			     Py_TYPE(attr)->tp_name);
+			     "%s, got %.200s)",
+			     mca_spec.name, Py_TYPE(attr)->tp_name);
 		return -1;
 	}
 	a = (struct mlx5_ctx_attr *)attr;
@@ -307,7 +312,7 @@ static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	if (rc)
 		return -1;
-	if (!self->device) {	/* cannot happen: the lookup raised */
+	if (!self->device) { /* cannot happen: the lookup raised */
 		pv_raise_user("No device to open");
 		return -1;
 	}
@@ -319,8 +324,7 @@ static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	self->ctx = mlx5dv_open_device(self->device, &a->attr);
 	if (!self->ctx) {
 		pv_raise_errno("mlx5dv_open_device",
-			       "Failed to open mlx5 context on %U",
-			       self->name);
+			       "Failed to open mlx5 context on %U", self->name);
 		return -1;
 	}
 	pv_obj_opened(&self->obj);
@@ -351,7 +355,7 @@ static PyObject *mctx_query_mlx5_device(PyObject *obj, PyObject *args,
 		return NULL;
 	memset(&res->dv, 0, sizeof(res->dv));
 	res->dv.comp_mask = mask;
-	rc = mlx5dv_query_device(self->ctx, &res->dv);	/* returns errno */
+	rc = mlx5dv_query_device(self->ctx, &res->dv); /* returns errno */
 	if (rc) {
 		Py_DECREF(res);
 		return pv_raise_rc(rc, "mlx5dv_query_device",
@@ -387,8 +391,8 @@ static PyObject *mctx_query_mlx5_port(PyObject *unused, PyObject *args,
 	uint32_t port;
 	int rc;
 
-	ctx = ctx_args(args, kw, "OO&:query_mlx5_port", kwlist,
-		       pv_conv_u32, &port);
+	ctx = ctx_args(args, kw, "OO&:query_mlx5_port", kwlist, pv_conv_u32,
+		       &port);
 	if (!ctx)
 		return NULL;
 	res = PyObject_New(struct mlx5_port_attr, mpa_type);
@@ -417,7 +421,7 @@ static PyObject *mctx_reserved_qpn_alloc(PyObject *unused, PyObject *args,
 	ctx = ctx_args(args, kw, "O:reserved_qpn_alloc", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
-	rc = mlx5dv_reserved_qpn_alloc(ctx->ctx, &qpn);	/* errno */
+	rc = mlx5dv_reserved_qpn_alloc(ctx->ctx, &qpn); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_reserved_qpn_alloc",
 				   "Failed to alloc reserved QP number.");
@@ -436,7 +440,7 @@ static PyObject *mctx_reserved_qpn_dealloc(PyObject *unused, PyObject *args,
 		       pv_conv_u32, &qpn);
 	if (!ctx)
 		return NULL;
-	rc = mlx5dv_reserved_qpn_dealloc(ctx->ctx, qpn);	/* errno */
+	rc = mlx5dv_reserved_qpn_dealloc(ctx->ctx, qpn); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_reserved_qpn_dealloc",
 				   "Failed to dealloc QP number %u.", qpn);
@@ -458,7 +462,7 @@ static PyObject *mctx_crypto_login(PyObject *unused, PyObject *args,
 	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
 	if (!ctx || pv_mlx5_crypto_login_attr_get(lao, &la))
 		return NULL;
-	rc = mlx5dv_crypto_login(ctx->ctx, &la);	/* errno */
+	rc = mlx5dv_crypto_login(ctx->ctx, &la); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_crypto_login",
 				   "Failed to create crypto login session.");
@@ -476,7 +480,7 @@ static PyObject *mctx_query_login_state(PyObject *unused, PyObject *args,
 	ctx = ctx_args(args, kw, "O:query_login_state", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
-	rc = mlx5dv_crypto_login_query_state(ctx->ctx, &state);	/* errno */
+	rc = mlx5dv_crypto_login_query_state(ctx->ctx, &state); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_crypto_login_query_state",
 				   "Failed to query the crypto login session "
@@ -494,7 +498,7 @@ static PyObject *mctx_crypto_logout(PyObject *unused, PyObject *args,
 	ctx = ctx_args(args, kw, "O:crypto_logout", kwlist, NULL, NULL);
 	if (!ctx)
 		return NULL;
-	rc = mlx5dv_crypto_logout(ctx->ctx);	/* errno */
+	rc = mlx5dv_crypto_logout(ctx->ctx); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_crypto_logout",
 				   "Failed to logout from crypto login "
@@ -541,8 +545,8 @@ static PyObject *mctx_devx_general_cmd(PyObject *obj, PyObject *args,
 	return res;
 }
 
-static PyObject *mctx_device_timestamp_to_ns(PyObject *unused,
-					     PyObject *args, PyObject *kw)
+static PyObject *mctx_device_timestamp_to_ns(PyObject *unused, PyObject *args,
+					     PyObject *kw)
 {
 	static char *kwlist[] = { "ctx", "device_timestamp", NULL };
 	struct mlx5dv_clock_info ci;
@@ -555,7 +559,7 @@ static PyObject *mctx_device_timestamp_to_ns(PyObject *unused,
 	if (!ctx)
 		return NULL;
 	memset(&ci, 0, sizeof(ci));
-	rc = mlx5dv_get_clock_info(ctx->ctx, &ci);	/* errno */
+	rc = mlx5dv_get_clock_info(ctx->ctx, &ci); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_get_clock_info",
 				   "Failed to get the clock info");
@@ -572,7 +576,7 @@ static PyObject *mctx_devx_query_eqn(PyObject *obj, PyObject *args,
 	if (pv_u32_arg(args, kw, "devx_query_eqn", "vector", &vector) ||
 	    pv_check_open(&self->obj))
 		return NULL;
-	rc = mlx5dv_devx_query_eqn(self->ctx, vector, &eqn);	/* errno */
+	rc = mlx5dv_devx_query_eqn(self->ctx, vector, &eqn); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_devx_query_eqn",
 				   "Failed to query EQN");
@@ -581,9 +585,9 @@ static PyObject *mctx_devx_query_eqn(PyObject *obj, PyObject *args,
 
 #define MCTX_KW(name, fn) \
 	name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS
-#define MCTX_STATIC(name, fn) \
+#define MCTX_STATIC(name, fn)                  \
 	name, (PyCFunction)(void (*)(void))fn, \
-	METH_VARARGS | METH_KEYWORDS | METH_STATIC
+		METH_VARARGS | METH_KEYWORDS | METH_STATIC
 
 static PyMethodDef mctx_methods[] = {
 	{ MCTX_KW("query_mlx5_device", mctx_query_mlx5_device),
@@ -645,9 +649,8 @@ PV_TYPE_SPEC(mctx, "pyverbs.providers.mlx5.mlx5dv.Mlx5Context",
 	     "An mlx5 device opened with mlx5dv_open_device() and the "
 	     "Mlx5DVContextAttr attr.  A device that is not mlx5 "
 	     "raises PyverbsUserError('This is not an MLX5 device').",
-	     { Py_tp_init, mctx_init },
-	     { Py_tp_methods, mctx_methods },
-	     { Py_tp_repr, mctx_repr },);
+	     { Py_tp_init, mctx_init }, { Py_tp_methods, mctx_methods },
+	     { Py_tp_repr, mctx_repr }, );
 
 int pv_mlx5_context_init_types(PyObject *m)
 {

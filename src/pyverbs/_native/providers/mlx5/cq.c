@@ -13,7 +13,7 @@
 
 #include <errno.h>
 
-static PyTypeObject *mcia_type;	/* Mlx5DVCQInitAttr */
+static PyTypeObject *mcia_type; /* Mlx5DVCQInitAttr */
 static PyTypeObject *mcq_type;	/* Mlx5CQ */
 
 /* ---- Mlx5DVCQInitAttr ---- */
@@ -28,8 +28,7 @@ static const struct pv_field mcia_fields[] = {
 	PV_FIELD(MCIA, attr.comp_mask, "comp_mask"),
 	PV_FIELD(MCIA, attr.cqe_comp_res_format, "cqe_comp_res_format"),
 	PV_FIELD(MCIA, attr.flags, "flags"),
-	PV_FIELD(MCIA, attr.cqe_size, "cqe_size"),
-	PV_FIELD_END
+	PV_FIELD(MCIA, attr.cqe_size, "cqe_size"), PV_FIELD_END
 };
 #undef MCIA
 
@@ -53,20 +52,18 @@ PV_DATA_SPEC(mcia, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVCQInitAttr",
 	     "mlx5 attributes of a new CQ (struct "
 	     "mlx5dv_cq_init_attr): comp_mask says which of the "
 	     "others are valid (MLX5DV_CQ_INIT_ATTR_MASK_*).",
-	     { Py_tp_new, PyType_GenericNew },
-	     { Py_tp_init, mcia_init },);
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, mcia_init }, );
 
 /* ---- Mlx5CQ ---- */
 
 struct mcq_create {
-	struct mlx5dv_cq_init_attr *dv;	/* NULL: none */
+	struct mlx5dv_cq_init_attr *dv; /* NULL: none */
 	PyObject *init_attr, *dv_attr;	/* for the error message */
 };
 
 /* pv_cqex_create_fn: mlx5dv_create_cq, NULL with errno set */
 static struct ibv_cq_ex *mcq_create(struct ibv_context *ctx,
-				    struct ibv_cq_init_attr_ex *attr,
-				    void *arg)
+				    struct ibv_cq_init_attr_ex *attr, void *arg)
 {
 	struct mcq_create *c = arg;
 	struct ibv_cq_ex *cq = mlx5dv_create_cq(ctx, attr, c->dv);
@@ -76,7 +73,8 @@ static struct ibv_cq_ex *mcq_create(struct ibv_context *ctx,
 	/* upstream's message prints both attributes */
 	pv_raise_errno("mlx5dv_create_cq",
 		       "Failed to create MLX5 CQ.\nCQInitAttrEx:\n%S\n"
-		       "MLX5DVCQInitAttr:\n%S", c->init_attr, c->dv_attr);
+		       "MLX5DVCQInitAttr:\n%S",
+		       c->init_attr, c->dv_attr);
 	return NULL;
 }
 
@@ -88,22 +86,23 @@ static int mcq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct mlx5dv_cq_init_attr dv;
 	struct mcq_create c;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO:Mlx5CQ", kwlist,
-					 &ctxo, &ia, &dvo))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO:Mlx5CQ", kwlist, &ctxo,
+					 &ia, &dvo))
 		return -1;
 	if (!pv_mlx5_is_context(ctxo)) {
 		/* upstream: a typed Cython argument */
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'context' has incorrect type (expected "
 			     "pyverbs.providers.mlx5.mlx5dv.Mlx5Context, got "
-			     "%.200s)", Py_TYPE(ctxo)->tp_name);
+			     "%.200s)",
+			     Py_TYPE(ctxo)->tp_name);
 		return -1;
 	}
 	if (dvo != Py_None && !PyObject_TypeCheck(dvo, mcia_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'dv_init_attr' has incorrect type "
-			     "(expected %s, got %.200s)", mcia_spec.name,
-			     Py_TYPE(dvo)->tp_name);
+			     "(expected %s, got %.200s)",
+			     mcia_spec.name, Py_TYPE(dvo)->tp_name);
 		return -1;
 	}
 	if (dvo != Py_None)
@@ -125,7 +124,7 @@ static PyType_Slot mcq_slots[] = {
 
 static PyType_Spec mcq_spec = {
 	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5CQ",
-	.basicsize = 0,		/* the CQEX's struct pv_cq */
+	.basicsize = 0, /* the CQEX's struct pv_cq */
 	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
 	/* GC and its slots: inherited from the base */
 	.slots = mcq_slots,
@@ -133,8 +132,8 @@ static PyType_Spec mcq_spec = {
 
 int pv_mlx5_cq_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &mcia_spec, pv.PyverbsObject, mcia_fields,
-			     NULL, NULL, &mcia_type) ||
+	if (pv_add_data_type(m, &mcia_spec, pv.PyverbsObject, mcia_fields, NULL,
+			     NULL, &mcia_type) ||
 	    pv_add_type(m, &mcq_spec, pv_cqex_type(), &mcq_type))
 		return -1;
 	return 0;

@@ -26,7 +26,7 @@
 #include <errno.h>
 
 static PyTypeObject *cla_type;	/* Mlx5CryptoLoginAttr */
-static PyTypeObject *cela_type;	/* Mlx5CryptoExtLoginAttr */
+static PyTypeObject *cela_type; /* Mlx5CryptoExtLoginAttr */
 static PyTypeObject *cl_type;	/* Mlx5CryptoLogin */
 static PyTypeObject *dia_type;	/* Mlx5DEKInitAttr */
 static PyTypeObject *da_type;	/* Mlx5DEKAttr */
@@ -46,9 +46,8 @@ static int crypto_copy(char *dst, size_t size, PyObject *v, int exact,
 
 	if (PyUnicode_Check(v) || PyObject_GetBuffer(v, &view, PyBUF_SIMPLE)) {
 		PyErr_Clear();
-		PyErr_Format(PyExc_TypeError,
-			     "%s must be bytes, not %.100s", what,
-			     Py_TYPE(v)->tp_name);
+		PyErr_Format(PyExc_TypeError, "%s must be bytes, not %.100s",
+			     what, Py_TYPE(v)->tp_name);
 		return -1;
 	}
 	if ((exact && (size_t)view.len != size) || (size_t)view.len > size) {
@@ -104,8 +103,7 @@ struct crypto_login_attr {
 static const struct pv_field cla_fields[] = {
 	PV_FIELD_RO(CLA, attr.credential_id, "credential_id"),
 	PV_FIELD_RO(CLA, attr.import_kek_id, "import_kek_id"),
-	PV_FIELD_RO(CLA, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD_RO(CLA, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
 #undef CLA
 
@@ -137,11 +135,9 @@ static PyObject *cla_get_credential(PyObject *obj, void *closure)
 			   sizeof(self->attr.credential));
 }
 
-static PyGetSetDef cla_extra[] = {
-	{ "credential", cla_get_credential, NULL,
-	  "The wrapped credential (bytes).", NULL },
-	{ NULL }
-};
+static PyGetSetDef cla_extra[] = { { "credential", cla_get_credential, NULL,
+				     "The wrapped credential (bytes).", NULL },
+				   { NULL } };
 
 PV_DATA_SPEC(cla, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLoginAttr",
 	     struct crypto_login_attr,
@@ -151,8 +147,7 @@ PV_DATA_SPEC(cla, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLoginAttr",
 	     "credential (48 bytes, wrapped with the import KEK) and "
 	     "the indexes of the credential and of the import KEK "
 	     "stored on the device.",
-	     { Py_tp_new, PyType_GenericNew },
-	     { Py_tp_init, cla_init },);
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, cla_init }, );
 
 int pv_mlx5_crypto_login_attr_get(PyObject *o,
 				  struct mlx5dv_crypto_login_attr *out)
@@ -160,8 +155,8 @@ int pv_mlx5_crypto_login_attr_get(PyObject *o,
 	if (!pv_type_ok(o, cla_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'login_attr' has incorrect type "
-			     "(expected %s, got %.200s)", cla_spec.name,
-			     Py_TYPE(o)->tp_name);
+			     "(expected %s, got %.200s)",
+			     cla_spec.name, Py_TYPE(o)->tp_name);
 		return -1;
 	}
 	*out = ((struct crypto_login_attr *)o)->attr;
@@ -172,8 +167,8 @@ int pv_mlx5_crypto_login_attr_get(PyObject *o,
 
 struct crypto_ext_login_attr {
 	PyObject_HEAD
-	struct mlx5dv_crypto_login_attr_ex attr;	/* credential: NULL */
-	PyObject *credential;	/* bytes */
+	struct mlx5dv_crypto_login_attr_ex attr; /* credential: NULL */
+	PyObject *credential;			 /* bytes */
 };
 
 #define CELA struct crypto_ext_login_attr
@@ -181,8 +176,7 @@ static const struct pv_field cela_fields[] = {
 	PV_FIELD_RO(CELA, attr.credential_id, "credential_id"),
 	PV_FIELD_RO(CELA, attr.import_kek_id, "import_kek_id"),
 	PV_FIELD_RO(CELA, attr.credential_len, "credential_len"),
-	PV_FIELD_RO(CELA, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD_RO(CELA, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
 static const struct pv_oslot cela_oslots[] = {
 	PV_OSLOT_RO(CELA, credential, "credential",
@@ -216,7 +210,8 @@ static int cela_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (len > (size_t)PyBytes_GET_SIZE(cred)) {
 		PyErr_Format(PyExc_ValueError,
 			     "credential_len %zu is longer than the credential "
-			     "(%zd bytes)", len, PyBytes_GET_SIZE(cred));
+			     "(%zd bytes)",
+			     len, PyBytes_GET_SIZE(cred));
 		return -1;
 	}
 	b = Py_NewRef(cred);
@@ -238,15 +233,13 @@ PV_GC_TYPE_SPEC(cela,
 		"A crypto login object's attributes (struct "
 		"mlx5dv_crypto_login_attr_ex): credential_len bytes of "
 		"the credential are used.",
-		{ Py_tp_new, PyType_GenericNew },
-		{ Py_tp_init, cela_init },
-		{ Py_tp_getset, NULL },
-		PV_OSLOTS_GC_SLOTS(cela),);
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, cela_init },
+		{ Py_tp_getset, NULL }, PV_OSLOTS_GC_SLOTS(cela), );
 
 /* ---- Mlx5CryptoLogin ---- */
 
 struct crypto_login {
-	struct pv_obj obj;	/* parents[0]: the Context */
+	struct pv_obj obj; /* parents[0]: the Context */
 	struct mlx5dv_crypto_login_obj *login;
 };
 
@@ -257,7 +250,7 @@ static int cl_destroy(struct pv_obj *o)
 
 	if (!self->login)
 		return 0;
-	rc = mlx5dv_crypto_login_destroy(self->login);	/* errno */
+	rc = mlx5dv_crypto_login_destroy(self->login); /* errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_crypto_login_destroy",
 			    "Failed to destroy a CryptoLoginObj");
@@ -276,8 +269,8 @@ static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct pv_context *ctx;
 	PyObject *ctxo, *lao;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:Mlx5CryptoLogin",
-					 kwlist, &ctxo, &lao))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:Mlx5CryptoLogin", kwlist,
+					 &ctxo, &lao))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Mlx5CryptoLogin is already initialised");
@@ -289,8 +282,8 @@ static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyObject_TypeCheck(lao, cela_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'crypto_attr' has incorrect type "
-			     "(expected %s, got %.200s)", cela_spec.name,
-			     Py_TYPE(lao)->tp_name);
+			     "(expected %s, got %.200s)",
+			     cela_spec.name, Py_TYPE(lao)->tp_name);
 		return -1;
 	}
 	la = (struct crypto_ext_login_attr *)lao;
@@ -301,7 +294,7 @@ static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	a.credential = PyBytes_AS_STRING(la->credential);
 	pv_obj_setup(&self->obj, cl_destroy);
-	self->login = mlx5dv_crypto_login_create(ctx->ctx, &a);	/* errno */
+	self->login = mlx5dv_crypto_login_create(ctx->ctx, &a); /* errno */
 	if (!self->login) {
 		pv_raise_errno("mlx5dv_crypto_login_create",
 			       "Failed to create CryptoLoginObj");
@@ -324,7 +317,7 @@ static PyObject *cl_query(PyObject *obj, PyObject *unused)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	memset(&q, 0, sizeof(q));
-	rc = mlx5dv_crypto_login_query(self->login, &q);	/* errno */
+	rc = mlx5dv_crypto_login_query(self->login, &q); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_crypto_login_query",
 				   "Failed to query the crypto login session "
@@ -332,38 +325,34 @@ static PyObject *cl_query(PyObject *obj, PyObject *unused)
 	return PyLong_FromLong(q.state);
 }
 
-static PyMethodDef cl_methods[] = {
-	{ "query", cl_query, METH_NOARGS,
-	  "query($self, /)\n--\n\n"
-	  "The state of the crypto login session "
-	  "(MLX5DV_CRYPTO_LOGIN_STATE_*)." },
-	{ NULL }
-};
+static PyMethodDef cl_methods[] = { { "query", cl_query, METH_NOARGS,
+				      "query($self, /)\n--\n\n"
+				      "The state of the crypto login session "
+				      "(MLX5DV_CRYPTO_LOGIN_STATE_*)." },
+				    { NULL } };
 
 PV_GC_TYPE_SPEC(cl, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLogin",
 		struct crypto_login,
 		"Mlx5CryptoLogin(context, crypto_attr)\n--\n\n"
 		"A crypto login object (mlx5dv_crypto_login_create) of "
 		"an Mlx5CryptoExtLoginAttr, for DEKs created under it.",
-		{ Py_tp_init, cl_init },
-		{ Py_tp_methods, cl_methods },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, cl_init }, { Py_tp_methods, cl_methods },
+		PV_CM_SLOTS, );
 
 /* ---- Mlx5DEKInitAttr ---- */
 
 struct dek_init_attr {
 	PyObject_HEAD
-	struct mlx5dv_dek_init_attr attr;	/* pd, crypto_login: NULL */
-	PyObject *pd;		/* PD or None */
-	PyObject *crypto_login;	/* Mlx5CryptoLogin or None */
+	struct mlx5dv_dek_init_attr attr; /* pd, crypto_login: NULL */
+	PyObject *pd;			  /* PD or None */
+	PyObject *crypto_login;		  /* Mlx5CryptoLogin or None */
 };
 
 #define DIA struct dek_init_attr
 static const struct pv_field dia_fields[] = {
 	PV_FIELD_RO(DIA, attr.key_size, "key_size"),
 	PV_FIELD_RO(DIA, attr.key_purpose, "key_purpose"),
-	PV_FIELD_RO(DIA, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD_RO(DIA, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
 static const struct pv_oslot dia_oslots[] = {
 	{ PV_OSLOT_AT(DIA, pd, "pd"), .flags = PV_OSLOT_HIDDEN },
@@ -375,9 +364,9 @@ static const struct pv_oslot dia_oslots[] = {
 
 static int dia_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "pd", "key_size", "has_keytag",
-				  "key_purpose", "opaque", "key", "comp_mask",
-				  "crypto_login", NULL };
+	static char *kwlist[] = { "pd",		 "key_size",	 "has_keytag",
+				  "key_purpose", "opaque",	 "key",
+				  "comp_mask",	 "crypto_login", NULL };
 	struct dek_init_attr *self = (struct dek_init_attr *)obj;
 	PyObject *pd, *size, *keytag = Py_False, *purpose = NULL;
 	PyObject *opaque = NULL, *key = NULL, *mask = NULL, *cl = Py_None;
@@ -397,8 +386,8 @@ static int dia_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (cl != Py_None && !PyObject_TypeCheck(cl, cl_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'crypto_login' has incorrect type "
-			     "(expected %s, got %.200s)", cl_spec.name,
-			     Py_TYPE(cl)->tp_name);
+			     "(expected %s, got %.200s)",
+			     cl_spec.name, Py_TYPE(cl)->tp_name);
 		return -1;
 	}
 	vals[0] = size;
@@ -410,8 +399,8 @@ static int dia_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (opaque && crypto_copy(self->attr.opaque, sizeof(self->attr.opaque),
 				  opaque, 0, "opaque"))
 		return -1;
-	if (key && crypto_copy(self->attr.key, sizeof(self->attr.key), key, 0,
-			       "key"))
+	if (key &&
+	    crypto_copy(self->attr.key, sizeof(self->attr.key), key, 0, "key"))
 		return -1;
 	pv_set_slot(&self->pd, pd);
 	pv_set_slot(&self->crypto_login, cl);
@@ -426,7 +415,7 @@ static PyObject *dia_get(PyObject *obj, void *closure)
 	switch ((intptr_t)closure) {
 	case 0:
 		return PyBool_FromLong(self->attr.has_keytag);
-	case 1:	/* upstream: opaque.decode() */
+	case 1: /* upstream: opaque.decode() */
 		b = crypto_cstr(self->attr.opaque, sizeof(self->attr.opaque));
 		if (!b)
 			return NULL;
@@ -456,10 +445,8 @@ PV_GC_TYPE_SPEC(dia, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKInitAttr",
 		"comp_mask=0, crypto_login=None)\n--\n\n"
 		"How to create a DEK (struct mlx5dv_dek_init_attr): "
 		"opaque is at most 8 bytes, key (wrapped) at most 128.",
-		{ Py_tp_new, PyType_GenericNew },
-		{ Py_tp_init, dia_init },
-		{ Py_tp_getset, NULL },
-		PV_OSLOTS_GC_SLOTS(dia),);
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, dia_init },
+		{ Py_tp_getset, NULL }, PV_OSLOTS_GC_SLOTS(dia), );
 
 /* ---- Mlx5DEKAttr ---- */
 
@@ -470,8 +457,7 @@ struct dek_attr {
 
 static const struct pv_field da_fields[] = {
 	PV_FIELD_RO(struct dek_attr, attr.state, "state"),
-	PV_FIELD_RO(struct dek_attr, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD_RO(struct dek_attr, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
 
 static PyObject *da_get_opaque(PyObject *obj, void *closure)
@@ -481,10 +467,9 @@ static PyObject *da_get_opaque(PyObject *obj, void *closure)
 	return crypto_cstr(self->attr.opaque, sizeof(self->attr.opaque));
 }
 
-static PyGetSetDef da_extra[] = {
-	{ "opaque", da_get_opaque, NULL, "The key's metadata (bytes).", NULL },
-	{ NULL }
-};
+static PyGetSetDef da_extra[] = { { "opaque", da_get_opaque, NULL,
+				    "The key's metadata (bytes).", NULL },
+				  { NULL } };
 
 PV_MLX5_ANSWER_SPEC(da, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKAttr",
 		    struct dek_attr,
@@ -495,7 +480,7 @@ PV_MLX5_ANSWER_SPEC(da, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEKAttr",
 /* ---- Mlx5DEK ---- */
 
 struct dek {
-	struct pv_obj obj;	/* parents: the PD, the login if any */
+	struct pv_obj obj; /* parents: the PD, the login if any */
 	struct mlx5dv_dek *dek;
 };
 
@@ -506,9 +491,10 @@ static int dek_destroy(struct pv_obj *o)
 
 	if (!self->dek)
 		return 0;
-	rc = mlx5dv_dek_destroy(self->dek);	/* errno */
+	rc = mlx5dv_dek_destroy(self->dek); /* errno */
 	if (rc) {
-		pv_raise_rc(rc, "mlx5dv_dek_destroy", "Failed to destroy a DEK");
+		pv_raise_rc(rc, "mlx5dv_dek_destroy",
+			    "Failed to destroy a DEK");
 		return -1;
 	}
 	self->dek = NULL;
@@ -526,8 +512,8 @@ static int dek_init(PyObject *obj, PyObject *args, PyObject *kw)
 	struct pv_pd *pd;
 	PyObject *ctxo, *diao;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:Mlx5DEK", kwlist,
-					 &ctxo, &diao))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:Mlx5DEK", kwlist, &ctxo,
+					 &diao))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Mlx5DEK is already initialised");
@@ -539,8 +525,8 @@ static int dek_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyObject_TypeCheck(diao, dia_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'dek_init_attr' has incorrect type "
-			     "(expected %s, got %.200s)", dia_spec.name,
-			     Py_TYPE(diao)->tp_name);
+			     "(expected %s, got %.200s)",
+			     dia_spec.name, Py_TYPE(diao)->tp_name);
 		return -1;
 	}
 	dia = (struct dek_init_attr *)diao;
@@ -562,7 +548,7 @@ static int dek_init(PyObject *obj, PyObject *args, PyObject *kw)
 		a.crypto_login = ((struct crypto_login *)login)->login;
 	}
 	pv_obj_setup(&self->obj, dek_destroy);
-	self->dek = mlx5dv_dek_create(ctx->ctx, &a);	/* NULL, errno */
+	self->dek = mlx5dv_dek_create(ctx->ctx, &a); /* NULL, errno */
 	if (!self->dek) {
 		pv_raise_errno("mlx5dv_dek_create", "Failed to create DEK");
 		return -1;
@@ -588,7 +574,7 @@ static PyObject *dek_query(PyObject *obj, PyObject *unused)
 	if (!res)
 		return NULL;
 	memset(&res->attr, 0, sizeof(res->attr));
-	rc = mlx5dv_dek_query(self->dek, &res->attr);	/* errno */
+	rc = mlx5dv_dek_query(self->dek, &res->attr); /* errno */
 	if (rc) {
 		Py_DECREF(res);
 		return pv_raise_rc(rc, "mlx5dv_dek_query",
@@ -609,39 +595,36 @@ PV_GC_TYPE_SPEC(dek, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5DEK", struct dek,
 		"Mlx5DEK(ctx, dek_init_attr)\n--\n\n"
 		"A data encryption key (mlx5dv_dek_create).  Closing its "
 		"PD or its crypto login closes it first.",
-		{ Py_tp_init, dek_init },
-		{ Py_tp_methods, dek_methods },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, dek_init }, { Py_tp_methods, dek_methods },
+		PV_CM_SLOTS, );
 
 /* ---- Mlx5CryptoAttr ---- */
 
 struct crypto_attr {
 	PyObject_HEAD
-	struct mlx5dv_crypto_attr attr;	/* dek: NULL */
-	PyObject *dek;		/* Mlx5DEK or None */
+	struct mlx5dv_crypto_attr attr; /* dek: NULL */
+	PyObject *dek;			/* Mlx5DEK or None */
 };
 
 #define CA struct crypto_attr
 static const struct pv_field ca_fields[] = {
 	PV_FIELD_RO(CA, attr.crypto_standard, "crypto_standard"),
-	PV_FIELD_RO(CA, attr.signature_crypto_order,
-		    "signature_crypto_order"),
+	PV_FIELD_RO(CA, attr.signature_crypto_order, "signature_crypto_order"),
 	PV_FIELD_RO(CA, attr.data_unit_size, "data_unit_size"),
-	PV_FIELD_RO(CA, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD_RO(CA, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
-static const struct pv_oslot ca_oslots[] = {
-	{ PV_OSLOT_AT(CA, dek, "dek"), .flags = PV_OSLOT_HIDDEN },
-	PV_OSLOT_END
-};
+static const struct pv_oslot ca_oslots[] = { { PV_OSLOT_AT(CA, dek, "dek"),
+					       .flags = PV_OSLOT_HIDDEN },
+					     PV_OSLOT_END };
 #undef CA
 
 static int ca_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "crypto_standard", "encrypt_on_tx",
-				  "signature_crypto_order", "data_unit_size",
-				  "initial_tweak", "dek", "keytag",
-				  "comp_mask", NULL };
+	static char *kwlist[] = {
+		"crypto_standard", "encrypt_on_tx", "signature_crypto_order",
+		"data_unit_size",  "initial_tweak", "dek",
+		"keytag",	   "comp_mask",	    NULL
+	};
 	struct crypto_attr *self = (struct crypto_attr *)obj;
 	PyObject *std = NULL, *tx = Py_False, *order = NULL, *unit = NULL;
 	PyObject *tweak = NULL, *dek = Py_None, *tag = NULL, *mask = NULL;
@@ -654,8 +637,8 @@ static int ca_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (dek != Py_None && !PyObject_TypeCheck(dek, dek_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'dek' has incorrect type (expected %s, "
-			     "got %.200s)", dek_spec.name,
-			     Py_TYPE(dek)->tp_name);
+			     "got %.200s)",
+			     dek_spec.name, Py_TYPE(dek)->tp_name);
 		return -1;
 	}
 	vals[0] = std;
@@ -687,15 +670,13 @@ static PyObject *ca_get(PyObject *obj, void *closure)
 		return crypto_hex(self->attr.initial_tweak,
 				  sizeof(self->attr.initial_tweak));
 	default:
-		return crypto_hex(self->attr.keytag,
-				  sizeof(self->attr.keytag));
+		return crypto_hex(self->attr.keytag, sizeof(self->attr.keytag));
 	}
 }
 
 static PyGetSetDef ca_extra[] = {
 	{ "encrypt_on_tx", ca_get, NULL,
-	  "Encrypt memory data on TX, decrypt wire data on RX.",
-	  (void *)0 },
+	  "Encrypt memory data on TX, decrypt wire data on RX.", (void *)0 },
 	{ "initial_tweak", ca_get, NULL, "The initial tweak, in hex (str).",
 	  (void *)1 },
 	{ "keytag", ca_get, NULL, "The keytag, in hex (str).", (void *)2 },
@@ -713,10 +694,8 @@ PV_GC_TYPE_SPEC(ca, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoAttr",
 		"The crypto attributes of an mkey (struct "
 		"mlx5dv_crypto_attr), for Mlx5QP.wr_set_mkey_crypto(): "
 		"initial_tweak is at most 16 bytes, keytag at most 8.",
-		{ Py_tp_new, PyType_GenericNew },
-		{ Py_tp_init, ca_init },
-		{ Py_tp_getset, NULL },
-		PV_OSLOTS_GC_SLOTS(ca),);
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, ca_init },
+		{ Py_tp_getset, NULL }, PV_OSLOTS_GC_SLOTS(ca), );
 
 /*
  * The weak accessor of mlx5.h: the struct of the Mlx5CryptoAttr obj with
@@ -730,8 +709,8 @@ int pv_mlx5_crypto_attr_get(PyObject *obj, struct mlx5dv_crypto_attr *out)
 	if (!pv_type_ok(obj, ca_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'attr' has incorrect type (expected "
-			     "%s, got %.200s)", ca_spec.name,
-			     Py_TYPE(obj)->tp_name);
+			     "%s, got %.200s)",
+			     ca_spec.name, Py_TYPE(obj)->tp_name);
 		return -1;
 	}
 	*out = self->attr;

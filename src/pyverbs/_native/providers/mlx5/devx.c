@@ -30,8 +30,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type,
-	*msi_vector_type, *dm_op_addr_type;
+static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type, *msi_vector_type,
+	*dm_op_addr_type;
 
 /* ------------------------------------------------------------------ */
 /* Mailboxes                                                           */
@@ -62,8 +62,7 @@ static PyObject *devx_outbox(size_t outlen)
  * (or out is empty), else -1 with PyverbsRDMAError naming the status and
  * the syndrome (out[4:8]) in upstream's words.
  */
-static int devx_check_status(PyObject *out, const char *what,
-			     const char *func)
+static int devx_check_status(PyObject *out, const char *what, const char *func)
 {
 	const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(out);
 	Py_ssize_t n = PyBytes_GET_SIZE(out), i;
@@ -75,8 +74,10 @@ static int devx_check_status(PyObject *out, const char *what,
 	for (i = 4; i < 8 && i < n; i++)
 		k += snprintf(syn + k, sizeof(syn) - k, "%02x", p[i]);
 	syn[k] = 0;
-	pv_raise_code(-1, func, "Failed to create %s with status(0x%x) and "
-		      "syndrome (0x%s)", what, p[0], syn);
+	pv_raise_code(-1, func,
+		      "Failed to create %s with status(0x%x) and "
+		      "syndrome (0x%s)",
+		      what, p[0], syn);
 	return -1;
 }
 
@@ -100,8 +101,8 @@ static int devx_fresh(struct pv_obj *o, const char *name)
  * messages.
  */
 struct devx_kind {
-	const char *name;	/* the Python class */
-	const char *what;	/* "DevX object" */
+	const char *name; /* the Python class */
+	const char *what; /* "DevX object" */
 	void *(*create)(struct ibv_context *ctx, const void *in, size_t inlen,
 			void *out, size_t outlen);
 	const char *create_fn;
@@ -114,9 +115,9 @@ struct devx_kind {
  * (DrActionFlowCounter, DrActionDestTir) are its children. */
 struct devx_mbox_obj {
 	struct pv_obj obj;
-	void *handle;		/* struct mlx5dv_devx_obj / _devx_eq */
+	void *handle; /* struct mlx5dv_devx_obj / _devx_eq */
 	const struct devx_kind *kind;
-	PyObject *out_view;	/* memoryview of the create output */
+	PyObject *out_view; /* memoryview of the create output */
 };
 
 static void *devx_obj_create(struct ibv_context *ctx, const void *in,
@@ -142,14 +143,22 @@ static int devx_eq_destroy(void *h)
 }
 
 static const struct devx_kind devx_obj_kind = {
-	"Mlx5DevxObj", "DevX object", devx_obj_create,
-	"mlx5dv_devx_obj_create", devx_obj_destroy, "mlx5dv_devx_obj_destroy",
+	"Mlx5DevxObj",
+	"DevX object",
+	devx_obj_create,
+	"mlx5dv_devx_obj_create",
+	devx_obj_destroy,
+	"mlx5dv_devx_obj_destroy",
 	"Failed to destroy a DevX object",
 };
 
 static const struct devx_kind devx_eq_kind = {
-	"Mlx5DevxEq", "async EQ object", devx_eq_create,
-	"mlx5dv_devx_create_eq", devx_eq_destroy, "mlx5dv_devx_destroy_eq",
+	"Mlx5DevxEq",
+	"async EQ object",
+	devx_eq_create,
+	"mlx5dv_devx_create_eq",
+	devx_eq_destroy,
+	"mlx5dv_devx_destroy_eq",
 	"Failed to destroy a DevX EQ object",
 };
 
@@ -160,7 +169,7 @@ static int mbox_destroy(struct pv_obj *o)
 
 	if (!self->handle)
 		return 0;
-	rc = self->kind->destroy(self->handle);	/* errno value */
+	rc = self->kind->destroy(self->handle); /* errno value */
 	if (rc) {
 		pv_raise_rc(rc, self->kind->destroy_fn, "%s",
 			    self->kind->destroy_msg);
@@ -171,8 +180,8 @@ static int mbox_destroy(struct pv_obj *o)
 }
 
 /* __init__(context, in_, outlen) of either kind. */
-static int mbox_init(struct devx_mbox_obj *self, PyObject *args,
-		     PyObject *kw, const struct devx_kind *kind)
+static int mbox_init(struct devx_mbox_obj *self, PyObject *args, PyObject *kw,
+		     const struct devx_kind *kind)
 {
 	static char *kwlist[] = { "context", "in_", "outlen", NULL };
 	PyObject *ctxo, *in_, *in, *out;
@@ -221,14 +230,12 @@ err:
 
 static int devx_obj_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	return mbox_init((struct devx_mbox_obj *)obj, args, kw,
-			 &devx_obj_kind);
+	return mbox_init((struct devx_mbox_obj *)obj, args, kw, &devx_obj_kind);
 }
 
 static int devx_eq_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	return mbox_init((struct devx_mbox_obj *)obj, args, kw,
-			 &devx_eq_kind);
+	return mbox_init((struct devx_mbox_obj *)obj, args, kw, &devx_eq_kind);
 }
 
 static PyObject *mbox_get_out_view(PyObject *obj, void *closure)
@@ -318,8 +325,10 @@ struct mlx5dv_devx_obj *pv_mlx5_devx_obj_get(PyObject *obj)
 	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
 
 	if (!pv_type_ok(obj, devx_obj_type)) {
-		PyErr_Format(PyExc_TypeError, "expected a Mlx5DevxObj, not "
-			     "%.100s", Py_TYPE(obj)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "expected a Mlx5DevxObj, not "
+			     "%.100s",
+			     Py_TYPE(obj)->tp_name);
 		return NULL;
 	}
 	if (pv_check_open(&self->obj))
@@ -362,7 +371,7 @@ PV_GC_TYPE_SPEC(devx_obj, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxObj",
 		{ Py_tp_methods, devx_obj_methods },
 		{ Py_tp_getset, devx_obj_getset },
 		{ Py_tp_traverse, mbox_traverse },
-		{ Py_tp_clear, mbox_clear },);
+		{ Py_tp_clear, mbox_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5UMEM                                                            */
@@ -379,7 +388,7 @@ struct umem {
 	struct pv_obj obj;
 	struct mlx5dv_devx_umem *umem;
 	void *addr;
-	int own;		/* addr was allocated here */
+	int own; /* addr was allocated here */
 };
 
 static int umem_destroy(struct pv_obj *o)
@@ -388,7 +397,7 @@ static int umem_destroy(struct pv_obj *o)
 	int rc;
 
 	if (self->umem) {
-		rc = mlx5dv_devx_umem_dereg(self->umem);	/* errno */
+		rc = mlx5dv_devx_umem_dereg(self->umem); /* errno */
 		if (rc) {
 			pv_raise_rc(rc, "mlx5dv_devx_umem_dereg",
 				    "Failed to dereg UMEM.");
@@ -405,9 +414,9 @@ static int umem_destroy(struct pv_obj *o)
 
 static int umem_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "context", "size", "addr", "alignment",
-				  "access", "pgsz_bitmap", "comp_mask",
-				  "dmabuf_fd", NULL };
+	static char *kwlist[] = { "context",   "size",	    "addr",
+				  "alignment", "access",    "pgsz_bitmap",
+				  "comp_mask", "dmabuf_fd", NULL };
 	struct umem *self = (struct umem *)obj;
 	PyObject *ctxo, *addro = Py_None;
 	size_t size, alignment = 64;
@@ -419,11 +428,10 @@ static int umem_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O&|OO&O&O&O&O&:Mlx5UMEM",
 					 kwlist, pv.Context, &ctxo,
 					 pv_conv_size, &size, &addro,
-					 pv_conv_size, &alignment,
-					 pv_conv_u32, &access,
-					 pv_conv_u64, &pgsz_bitmap,
-					 pv_conv_u64, &comp_mask,
-					 pv_conv_int, &dmabuf_fd))
+					 pv_conv_size, &alignment, pv_conv_u32,
+					 &access, pv_conv_u64, &pgsz_bitmap,
+					 pv_conv_u64, &comp_mask, pv_conv_int,
+					 &dmabuf_fd))
 		return -1;
 	if (devx_fresh(&self->obj, "Mlx5UMEM"))
 		return -1;
@@ -450,7 +458,7 @@ static int umem_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		}
 		rc = posix_memalign(&self->addr, alignment, size ? size : 1);
-		if (rc) {	/* an errno value */
+		if (rc) { /* an errno value */
 			self->addr = NULL;
 			PyErr_Format(PyExc_MemoryError,
 				     "Failed to allocate memory (%s)",
@@ -523,9 +531,8 @@ PV_GC_TYPE_SPEC(umem, "pyverbs.providers.mlx5.mlx5dv.Mlx5UMEM", struct umem,
 		"or _reg_ex when pgsz_bitmap or comp_mask is given).  "
 		"With addr=None pyverbs allocates size zeroed bytes "
 		"aligned to alignment; a raw addr stays the caller's.",
-		{ Py_tp_init, umem_init },
-		{ Py_tp_getset, umem_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, umem_init }, { Py_tp_getset, umem_getset },
+		PV_CM_SLOTS, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DevxEq                                                          */
@@ -544,8 +551,8 @@ static PyObject *devx_eq_get_vaddr(PyObject *obj, void *closure)
 static PyGetSetDef devx_eq_getset[] = {
 	{ "out_view", mbox_get_out_view, NULL,
 	  "The output mailbox of the create command (a memoryview).", NULL },
-	{ "vaddr", devx_eq_get_vaddr, NULL,
-	  "The address of the EQ's buffer.", NULL },
+	{ "vaddr", devx_eq_get_vaddr, NULL, "The address of the EQ's buffer.",
+	  NULL },
 	{ NULL }
 };
 
@@ -555,10 +562,9 @@ PV_GC_TYPE_SPEC(devx_eq, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxEq",
 		"An event queue created by a DevX command "
 		"(mlx5dv_devx_create_eq); a nonzero firmware status "
 		"raises PyverbsRDMAError and leaves nothing created.",
-		{ Py_tp_init, devx_eq_init },
-		{ Py_tp_getset, devx_eq_getset },
+		{ Py_tp_init, devx_eq_init }, { Py_tp_getset, devx_eq_getset },
 		{ Py_tp_traverse, mbox_traverse },
-		{ Py_tp_clear, mbox_clear },);
+		{ Py_tp_clear, mbox_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DevxMsiVector                                                   */
@@ -578,7 +584,7 @@ static int msi_vector_destroy(struct pv_obj *o)
 
 	if (!self->msi)
 		return 0;
-	rc = mlx5dv_devx_free_msi_vector(self->msi);	/* errno value */
+	rc = mlx5dv_devx_free_msi_vector(self->msi); /* errno value */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_devx_free_msi_vector",
 			    "Failed to free the msi_vector");
@@ -639,8 +645,7 @@ PV_GC_TYPE_SPEC(msi_vector, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
 		"An MSI-X vector with its event fd "
 		"(mlx5dv_devx_alloc_msi_vector).",
 		{ Py_tp_init, msi_vector_init },
-		{ Py_tp_getset, msi_vector_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_getset, msi_vector_getset }, PV_CM_SLOTS, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DmOpAddr                                                        */
@@ -662,8 +667,8 @@ PV_GC_TYPE_SPEC(msi_vector, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
 struct dm_op_addr {
 	struct pv_obj obj;
 	char *addr;
-	uint64_t limit;		/* bytes usable from addr */
-	uint64_t span;		/* bytes mapped from the page of addr */
+	uint64_t limit; /* bytes usable from addr */
+	uint64_t span;	/* bytes mapped from the page of addr */
 };
 
 static int dm_op_addr_destroy(struct pv_obj *o)
@@ -729,8 +734,7 @@ static int dm_op_addr_range(struct dm_op_addr *self, uint64_t length)
 	return 0;
 }
 
-static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args,
-				  PyObject *kw)
+static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "length", NULL };
 	struct dm_op_addr *self = (struct dm_op_addr *)obj;
@@ -746,7 +750,7 @@ static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args,
 		len = self->span;
 	if (munmap(self->addr - off, len))
 		return pv_raise_errno("munmap", "Failed to unmap the DM "
-				      "operation address");
+						"operation address");
 	/* nothing is mapped at addr any more */
 	if (pv_close_own(&self->obj))
 		return NULL;
@@ -803,11 +807,10 @@ static PyMethodDef dm_op_addr_methods[] = {
 	{ NULL }
 };
 
-static PyGetSetDef dm_op_addr_getset[] = {
-	{ "addr", dm_op_addr_get_addr, NULL,
-	  "The operation address (an int).", NULL },
-	{ NULL }
-};
+static PyGetSetDef dm_op_addr_getset[] = { { "addr", dm_op_addr_get_addr, NULL,
+					     "The operation address (an int).",
+					     NULL },
+					   { NULL } };
 
 PV_GC_TYPE_SPEC(dm_op_addr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
 		struct dm_op_addr,
@@ -816,16 +819,14 @@ PV_GC_TYPE_SPEC(dm_op_addr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
 		"the device memory dm (mlx5dv_dm_map_op_addr).",
 		{ Py_tp_init, dm_op_addr_init },
 		{ Py_tp_methods, dm_op_addr_methods },
-		{ Py_tp_getset, dm_op_addr_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_getset, dm_op_addr_getset }, PV_CM_SLOTS, );
 
 int pv_mlx5_devx_init_types(PyObject *m)
 {
 	if (pv_add_type(m, &devx_obj_spec, pv.PyverbsCM, &devx_obj_type) ||
 	    pv_add_type(m, &umem_spec, pv.PyverbsCM, &umem_type) ||
 	    pv_add_type(m, &devx_eq_spec, pv.PyverbsCM, &devx_eq_type) ||
-	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM,
-			&msi_vector_type) ||
+	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM, &msi_vector_type) ||
 	    pv_add_type(m, &dm_op_addr_spec, pv.PyverbsCM, &dm_op_addr_type))
 		return -1;
 	return 0;

@@ -76,7 +76,7 @@ static int dom_destroy(struct pv_obj *o)
 
 	if (!self->domain)
 		return 0;
-	rc = mlx5dv_dr_domain_destroy(self->domain);	/* returns errno */
+	rc = mlx5dv_dr_domain_destroy(self->domain); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_dr_domain_destroy",
 			    "Failed to destroy DrDomain.");
@@ -148,7 +148,7 @@ static PyObject *dom_sync(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	errno = 0;
-	if (mlx5dv_dr_domain_sync(self->domain, flags))	/* sets errno */
+	if (mlx5dv_dr_domain_sync(self->domain, flags)) /* sets errno */
 		return pv_raise_errno("mlx5dv_dr_domain_sync",
 				      "DrDomain sync failed.");
 	Py_RETURN_NONE;
@@ -173,7 +173,7 @@ static PyObject *dom_dump(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_DECREF(path);
 	if (!fp)
 		return pv_raise_error("Opening dump file failed.");
-	rc = mlx5dv_dump_dr_domain(fp, self->domain);	/* returns errno */
+	rc = mlx5dv_dump_dr_domain(fp, self->domain); /* returns errno */
 	if (fclose(fp) && !rc)
 		return pv_raise_error("Closing dump file failed.");
 	if (rc)
@@ -211,9 +211,8 @@ PV_GC_TYPE_SPEC(dom, "pyverbs.providers.mlx5.dr_domain.DrDomain",
 		"of type MLX5DV_DR_DOMAIN_TYPE_NIC_RX, _NIC_TX or _FDB.  "
 		"Closing it (or its Context) closes its tables and "
 		"actions first.",
-		{ Py_tp_init, dom_init },
-		{ Py_tp_methods, dom_methods },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, dom_init }, { Py_tp_methods, dom_methods },
+		PV_CM_SLOTS, );
 
 /* ---- DrTable ---- */
 
@@ -224,7 +223,7 @@ static int tbl_destroy(struct pv_obj *o)
 
 	if (!self->table)
 		return 0;
-	rc = mlx5dv_dr_table_destroy(self->table);	/* returns errno */
+	rc = mlx5dv_dr_table_destroy(self->table); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_dr_table_destroy",
 			    "Failed to destroy DrTable.");
@@ -242,8 +241,8 @@ static int tbl_init(PyObject *obj, PyObject *args, PyObject *kw)
 	PyObject *domo;
 	uint32_t level;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:DrTable", kwlist,
-					 &domo, pv_conv_u32, &level))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:DrTable", kwlist, &domo,
+					 pv_conv_u32, &level))
 		return -1;
 	if (dr_fresh(&self->obj, "DrTable"))
 		return -1;
@@ -272,8 +271,7 @@ PV_GC_TYPE_SPEC(tbl, "pyverbs.providers.mlx5.dr_table.DrTable",
 		"(mlx5dv_dr_table_create; level 0 is the root table).  "
 		"Closing it closes its matchers and the actions that "
 		"point to it first.",
-		{ Py_tp_init, tbl_init },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, tbl_init }, PV_CM_SLOTS, );
 
 /* ---- DrMatcher ---- */
 
@@ -289,7 +287,7 @@ static int mat_destroy(struct pv_obj *o)
 	if (!self->matcher)
 		return 0;
 	errno = 0;
-	if (mlx5dv_dr_matcher_destroy(self->matcher)) {	/* sets errno */
+	if (mlx5dv_dr_matcher_destroy(self->matcher)) { /* sets errno */
 		pv_raise_errno("mlx5dv_dr_matcher_destroy",
 			       "Failed to destroy DrMatcher.");
 		return -1;
@@ -310,8 +308,8 @@ static int mat_init(PyObject *obj, PyObject *args, PyObject *kw)
 	uint8_t mce;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&O:DrMatcher", kwlist,
-					 &tblo, pv_conv_u16, &prio,
-					 pv_conv_u8, &mce, &masko))
+					 &tblo, pv_conv_u16, &prio, pv_conv_u8,
+					 &mce, &masko))
 		return -1;
 	if (dr_fresh(&self->obj, "DrMatcher"))
 		return -1;
@@ -353,7 +351,7 @@ static PyObject *mat_set_layout(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_check_open(&self->obj))
 		return NULL;
 	rc = mlx5dv_dr_matcher_set_layout(self->matcher, &layout);
-	if (rc)		/* returns errno */
+	if (rc) /* returns errno */
 		return pv_raise_rc(rc, "mlx5dv_dr_matcher_set_layout",
 				   "Setting matcher layout failed.");
 	Py_RETURN_NONE;
@@ -381,9 +379,8 @@ PV_GC_TYPE_SPEC(mat, "pyverbs.providers.mlx5.dr_matcher.DrMatcher",
 		"match_criteria_enable bits (0 outer headers, 1 misc, "
 		"2 inner headers, 3 misc2, 4 misc3, 5 misc4).  Closing "
 		"it closes its rules first.",
-		{ Py_tp_init, mat_init },
-		{ Py_tp_methods, mat_methods },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, mat_init }, { Py_tp_methods, mat_methods },
+		PV_CM_SLOTS, );
 
 /* ---- DrRule ---- */
 
@@ -400,7 +397,7 @@ static int rule_destroy(struct pv_obj *o)
 
 	if (!self->rule)
 		return 0;
-	rc = mlx5dv_dr_rule_destroy(self->rule);	/* returns errno */
+	rc = mlx5dv_dr_rule_destroy(self->rule); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_dr_rule_destroy",
 			    "Failed to destroy DrRule.");
@@ -421,8 +418,8 @@ static int rule_init(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_ssize_t n = 0, i;
 	int ret = -1;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:DrRule", kwlist,
-					 &mato, &valo, &actso))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:DrRule", kwlist, &mato,
+					 &valo, &actso))
 		return -1;
 	if (dr_fresh(&self->obj, "DrRule"))
 		return -1;
@@ -446,8 +443,9 @@ static int rule_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	/* No Python code runs from here to the create: the list is fixed. */
 	for (i = 0; i < n; i++) {
-		struct pv_dr_action *a = pv_dr_action_arg(
-			PySequence_Fast_GET_ITEM(seq, i), "actions item");
+		struct pv_dr_action *a =
+			pv_dr_action_arg(PySequence_Fast_GET_ITEM(seq, i),
+					 "actions item");
 
 		if (!a)
 			goto out;
@@ -486,8 +484,7 @@ PV_GC_TYPE_SPEC(rule, "pyverbs.providers.mlx5.dr_rule.DrRule",
 		"packets matching value (an Mlx5FlowMatchParameters) "
 		"get the actions (a list of DrAction).  The rule is "
 		"closed before its matcher or any of its actions.",
-		{ Py_tp_init, rule_init },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, rule_init }, PV_CM_SLOTS, );
 
 int pv_mlx5_dr_init_types(PyObject *m)
 {

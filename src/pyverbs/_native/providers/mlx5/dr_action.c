@@ -35,7 +35,7 @@ static int act_destroy(struct pv_obj *o)
 
 	if (!self->action)
 		return 0;
-	rc = mlx5dv_dr_action_destroy(self->action);	/* returns errno */
+	rc = mlx5dv_dr_action_destroy(self->action); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_dr_action_destroy",
 			    "Failed to destroy DrAction.");
@@ -95,14 +95,14 @@ static int act_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { NULL };
 
-	return PyArg_ParseTupleAndKeywords(args, kw, ":DrAction", kwlist) ?
-		0 : -1;
+	return PyArg_ParseTupleAndKeywords(args, kw, ":DrAction", kwlist) ? 0 :
+									    -1;
 }
 
-#define ACT_SPEC(var, pyname, doc, init)                                \
-	PV_GC_TYPE_SPEC(var, "pyverbs.providers.mlx5.dr_action." pyname,  \
+#define ACT_SPEC(var, pyname, doc, init)                                 \
+	PV_GC_TYPE_SPEC(var, "pyverbs.providers.mlx5.dr_action." pyname, \
 			struct pv_dr_action, doc, { Py_tp_init, init },  \
-			PV_CM_SLOTS,)
+			PV_CM_SLOTS, )
 
 ACT_SPEC(act, "DrAction",
 	 "DrAction()\n--\n\n"
@@ -120,8 +120,8 @@ ACT_SPEC(act, "DrAction",
  */
 struct act_kind {
 	PyTypeObject **type;
-	const char *name;	/* for the usage messages */
-	const char *arg;	/* the keyword of the value, or NULL */
+	const char *name; /* for the usage messages */
+	const char *arg;  /* the keyword of the value, or NULL */
 	union {
 		struct mlx5dv_dr_action *(*none)(void);
 		struct mlx5dv_dr_action *(*dom)(struct mlx5dv_dr_domain *,
@@ -134,26 +134,39 @@ static PyTypeObject *drop_type, *defmiss_type, *popvlan_type;
 static PyTypeObject *pushvlan_type, *vport_type, *ibport_type;
 
 static const struct act_kind act_kinds[] = {
-	{ &drop_type, "DrActionDrop", NULL,
+	{ &drop_type,
+	  "DrActionDrop",
+	  NULL,
 	  { .none = mlx5dv_dr_action_create_drop },
-	  "mlx5dv_dr_action_create_drop", "DrActionDrop creation failed." },
-	{ &defmiss_type, "DrActionDefMiss", NULL,
+	  "mlx5dv_dr_action_create_drop",
+	  "DrActionDrop creation failed." },
+	{ &defmiss_type,
+	  "DrActionDefMiss",
+	  NULL,
 	  { .none = mlx5dv_dr_action_create_default_miss },
 	  "mlx5dv_dr_action_create_default_miss",
 	  "DrActionDefMiss creation failed." },
-	{ &popvlan_type, "DrActionPopVLan", NULL,
+	{ &popvlan_type,
+	  "DrActionPopVLan",
+	  NULL,
 	  { .none = mlx5dv_dr_action_create_pop_vlan },
 	  "mlx5dv_dr_action_create_pop_vlan",
 	  "DrActionPopVLan creation failed." },
-	{ &pushvlan_type, "DrActionPushVLan", "vlan_hdr",
+	{ &pushvlan_type,
+	  "DrActionPushVLan",
+	  "vlan_hdr",
 	  { .dom = mlx5dv_dr_action_create_push_vlan },
 	  "mlx5dv_dr_action_create_push_vlan",
 	  "DrActionPushVLan creation failed." },
-	{ &vport_type, "DrActionVPort", "vport",
+	{ &vport_type,
+	  "DrActionVPort",
+	  "vport",
 	  { .dom = mlx5dv_dr_action_create_dest_vport },
 	  "mlx5dv_dr_action_create_dest_vport",
 	  "Failed to create dr VPort action" },
-	{ &ibport_type, "DrActionIBPort", "ib_port",
+	{ &ibport_type,
+	  "DrActionIBPort",
+	  "ib_port",
 	  { .dom = mlx5dv_dr_action_create_dest_ib_port },
 	  "mlx5dv_dr_action_create_dest_ib_port",
 	  "Failed to create dr IB port action" },
@@ -183,8 +196,8 @@ static int kind_init(PyObject *obj, PyObject *args, PyObject *kw)
 		if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist) ||
 		    act_begin(self))
 			return -1;
-		return act_finish(self, k->create.none(), k->func, k->msg,
-				  NULL, 0);
+		return act_finish(self, k->create.none(), k->func, k->msg, NULL,
+				  0);
 	}
 	kwlist[0] = "domain";
 	kwlist[1] = (char *)k->arg;
@@ -202,23 +215,29 @@ static int kind_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 ACT_SPEC(drop, "DrActionDrop",
 	 "DrActionDrop()\n--\n\nDrop the packet "
-	 "(mlx5dv_dr_action_create_drop).", kind_init);
+	 "(mlx5dv_dr_action_create_drop).",
+	 kind_init);
 ACT_SPEC(defmiss, "DrActionDefMiss",
 	 "DrActionDefMiss()\n--\n\nGo on with the default miss behaviour "
-	 "(mlx5dv_dr_action_create_default_miss).", kind_init);
+	 "(mlx5dv_dr_action_create_default_miss).",
+	 kind_init);
 ACT_SPEC(popvlan, "DrActionPopVLan",
 	 "DrActionPopVLan()\n--\n\nPop the outer VLAN header "
-	 "(mlx5dv_dr_action_create_pop_vlan).", kind_init);
+	 "(mlx5dv_dr_action_create_pop_vlan).",
+	 kind_init);
 ACT_SPEC(pushvlan, "DrActionPushVLan",
 	 "DrActionPushVLan(domain, vlan_hdr)\n--\n\nPush a VLAN header, "
 	 "vlan_hdr a 32-bit value as the device takes it "
-	 "(mlx5dv_dr_action_create_push_vlan).", kind_init);
+	 "(mlx5dv_dr_action_create_push_vlan).",
+	 kind_init);
 ACT_SPEC(vport, "DrActionVPort",
 	 "DrActionVPort(domain, vport)\n--\n\nSteer the packet to an "
-	 "e-switch vport (mlx5dv_dr_action_create_dest_vport).", kind_init);
+	 "e-switch vport (mlx5dv_dr_action_create_dest_vport).",
+	 kind_init);
 ACT_SPEC(ibport, "DrActionIBPort",
 	 "DrActionIBPort(domain, ib_port)\n--\n\nSteer the packet to an IB "
-	 "port (mlx5dv_dr_action_create_dest_ib_port).", kind_init);
+	 "port (mlx5dv_dr_action_create_dest_ib_port).",
+	 kind_init);
 
 static int tag_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
@@ -236,7 +255,8 @@ static int tag_init(PyObject *obj, PyObject *args, PyObject *kw)
 }
 ACT_SPEC(tag, "DrActionTag",
 	 "DrActionTag(tag)\n--\n\nMark the packet's completion with tag, "
-	 "a 32-bit value (mlx5dv_dr_action_create_tag).", tag_init);
+	 "a 32-bit value (mlx5dv_dr_action_create_tag).",
+	 tag_init);
 
 /* ---- actions on a QP, a table, a DevX object ---- */
 
@@ -254,7 +274,8 @@ static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	parent = PV_OBJ(qpo);
 	if (pv_check_open(parent))
 		return -1;
-	return act_finish1(self, mlx5dv_dr_action_create_dest_ibv_qp(
+	return act_finish1(self,
+			   mlx5dv_dr_action_create_dest_ibv_qp(
 				   ((struct pv_qp *)qpo)->qp),
 			   "mlx5dv_dr_action_create_dest_ibv_qp",
 			   "DrActionQp creation failed.", parent);
@@ -262,7 +283,8 @@ static int qp_init(PyObject *obj, PyObject *args, PyObject *kw)
 ACT_SPEC(qp, "DrActionQp",
 	 "DrActionQp(qp)\n--\n\nSteer the packet to qp "
 	 "(mlx5dv_dr_action_create_dest_ibv_qp).  Closing the QP closes "
-	 "the action first.", qp_init);
+	 "the action first.",
+	 qp_init);
 
 static int dtable_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
@@ -278,14 +300,14 @@ static int dtable_init(PyObject *obj, PyObject *args, PyObject *kw)
 	tbl = pv_dr_table_arg(tblo, "table");
 	if (!tbl)
 		return -1;
-	return act_finish1(self,
-			   mlx5dv_dr_action_create_dest_table(tbl->table),
+	return act_finish1(self, mlx5dv_dr_action_create_dest_table(tbl->table),
 			   "mlx5dv_dr_action_create_dest_table",
 			   "DrActionDestTable creation failed.", &tbl->obj);
 }
 ACT_SPEC(dtable, "DrActionDestTable",
 	 "DrActionDestTable(table)\n--\n\nGo on to the DrTable table "
-	 "(mlx5dv_dr_action_create_dest_table).", dtable_init);
+	 "(mlx5dv_dr_action_create_dest_table).",
+	 dtable_init);
 
 /*
  * The mlx5dv_devx_obj of the Mlx5DevxObj o, through the mlx5objs family's
@@ -301,8 +323,10 @@ static struct mlx5dv_devx_obj *devx_obj(PyObject *o)
 	}
 	/* the action becomes a child of o: it must be a handle object */
 	if (!pv_type_ok(o, pv.PyverbsCM)) {
-		PyErr_Format(PyExc_TypeError, "devx_obj must be an "
-			     "Mlx5DevxObj, not %.100s", Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "devx_obj must be an "
+			     "Mlx5DevxObj, not %.100s",
+			     Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	return pv_mlx5_devx_obj_get(o);
@@ -331,7 +355,8 @@ static int counter_init(PyObject *obj, PyObject *args, PyObject *kw)
 ACT_SPEC(counter, "DrActionFlowCounter",
 	 "DrActionFlowCounter(devx_obj, offset=0)\n--\n\nCount the packet "
 	 "in the flow counter devx_obj (an Mlx5DevxObj) at offset "
-	 "(mlx5dv_dr_action_create_flow_counter).", counter_init);
+	 "(mlx5dv_dr_action_create_flow_counter).",
+	 counter_init);
 
 static int tir_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
@@ -354,7 +379,8 @@ static int tir_init(PyObject *obj, PyObject *args, PyObject *kw)
 ACT_SPEC(tir, "DrActionDestTir",
 	 "DrActionDestTir(devx_tir)\n--\n\nSteer the packet to the TIR "
 	 "devx_tir, an Mlx5DevxObj "
-	 "(mlx5dv_dr_action_create_dest_devx_tir).", tir_init);
+	 "(mlx5dv_dr_action_create_dest_devx_tir).",
+	 tir_init);
 
 /* ---- actions on a domain ---- */
 
@@ -419,7 +445,7 @@ static int modify_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!dom)
 		return -1;
 	seq = actso ? PySequence_Fast(actso, "actions must be a list of "
-						 "8-byte actions") :
+					     "8-byte actions") :
 		      PyList_New(0);
 	if (!seq)
 		return -1;
@@ -453,7 +479,8 @@ ACT_SPEC(modify, "DrActionModify",
 	 "DrActionModify(domain, flags=0, actions=[])\n--\n\nModify header "
 	 "fields (mlx5dv_dr_action_create_modify_header): actions is a list "
 	 "of 8-byte device-format actions (bytes, or objects with "
-	 "__bytes__).", modify_init);
+	 "__bytes__).",
+	 modify_init);
 
 static int reformat_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
@@ -488,7 +515,9 @@ static int reformat_init(PyObject *obj, PyObject *args, PyObject *kw)
 		}
 	}
 	a = mlx5dv_dr_action_create_packet_reformat(dom->domain, flags, type,
-			len, len ? PyBytes_AS_STRING(b) : NULL);
+						    len,
+						    len ? PyBytes_AS_STRING(b) :
+							  NULL);
 	Py_XDECREF(b);
 	return act_finish1(self, a, "mlx5dv_dr_action_create_packet_reformat",
 			   "Failed to create dr action packet reformat",
@@ -500,7 +529,8 @@ ACT_SPEC(reformat, "DrActionPacketReformat",
 	 "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_"
 	 "L2_TUNNEL_TO_L2_.\nAdd or remove packet headers "
 	 "(mlx5dv_dr_action_create_packet_reformat); data holds the "
-	 "encapsulation headers, if any.", reformat_init);
+	 "encapsulation headers, if any.",
+	 reformat_init);
 
 /* ---- the attribute objects: DrActionDestAttr, DrFlowSamplerAttr ---- */
 
@@ -513,9 +543,9 @@ ACT_SPEC(reformat, "DrActionPacketReformat",
 struct pv_dr_attr {
 	struct pv_obj obj;
 	PyObject *refs[2];
-	int type;		/* MLX5DV_DR_ACTION_DEST(_REFORMAT) */
+	int type; /* MLX5DV_DR_ACTION_DEST(_REFORMAT) */
 	uint32_t sample_ratio;
-	uint64_t action;	/* __be64, as given */
+	uint64_t action; /* __be64, as given */
 };
 
 static int attr_destroy(struct pv_obj *o)
@@ -567,8 +597,10 @@ static int dattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 					 pv_dr.DrAction, &dest, &reformat))
 		return -1;
 	if (reformat != Py_None && !pv_type_ok(reformat, pv_dr.DrAction)) {
-		PyErr_Format(PyExc_TypeError, "reformat must be a DrAction or "
-			     "None, not %.100s", Py_TYPE(reformat)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "reformat must be a DrAction or "
+			     "None, not %.100s",
+			     Py_TYPE(reformat)->tp_name);
 		return -1;
 	}
 	if (type != MLX5DV_DR_ACTION_DEST &&
@@ -598,9 +630,8 @@ PV_GC_TYPE_SPEC(dattr, "pyverbs.providers.mlx5.dr_action.DrActionDestAttr",
 		"mlx5dv_dr_action_dest_attr): MLX5DV_DR_ACTION_DEST with "
 		"the action dest, or MLX5DV_DR_ACTION_DEST_REFORMAT with "
 		"dest and a reformat action applied before it.",
-		{ Py_tp_init, dattr_init },
-		{ Py_tp_traverse, attr_traverse },
-		{ Py_tp_clear, attr_clear },);
+		{ Py_tp_init, dattr_init }, { Py_tp_traverse, attr_traverse },
+		{ Py_tp_clear, attr_clear }, );
 
 static PyTypeObject *dest_attr_type;
 
@@ -646,7 +677,7 @@ static int darray_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	if (n > (size_t)PySequence_Fast_GET_SIZE(seq)) {
 		PyErr_SetString(PyExc_IndexError, "actions_num is larger than "
-				"the dest_actions list");
+						  "the dest_actions list");
 		goto out;
 	}
 	attrs = PyMem_Calloc(n, sizeof(*attrs));
@@ -664,7 +695,8 @@ static int darray_init(PyObject *obj, PyObject *args, PyObject *kw)
 		struct pv_dr_action *d, *r;
 
 		if (!pv_type_ok(o, dest_attr_type)) {
-			PyErr_Format(PyExc_TypeError, "dest_actions items must "
+			PyErr_Format(PyExc_TypeError,
+				     "dest_actions items must "
 				     "be DrActionDestAttr, not %.100s",
 				     Py_TYPE(o)->tp_name);
 			goto out;
@@ -706,7 +738,8 @@ ACT_SPEC(darray, "DrActionDestArray",
 	 "Replicate the packet to several destinations "
 	 "(mlx5dv_dr_action_create_dest_array): the first actions_num "
 	 "DrActionDestAttr of dest_actions.  Closing any of their actions "
-	 "closes this one first.", darray_init);
+	 "closes this one first.",
+	 darray_init);
 
 /* ---- DrFlowSamplerAttr ---- */
 
@@ -735,7 +768,8 @@ static int sattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 		PyObject *a = PyTuple_GET_ITEM(tup, i);
 
 		if (!pv_type_ok(a, pv_dr.DrAction)) {
-			PyErr_Format(PyExc_TypeError, "sample_actions items "
+			PyErr_Format(PyExc_TypeError,
+				     "sample_actions items "
 				     "must be DrAction, not %.100s",
 				     Py_TYPE(a)->tp_name);
 			Py_DECREF(tup);
@@ -767,9 +801,8 @@ PV_GC_TYPE_SPEC(sattr, "pyverbs.providers.mlx5.dr_action.DrFlowSamplerAttr",
 		"of DrAction), every packet goes on to the DrTable "
 		"default_next_table; action is an 8-byte set action "
 		"passing reg_c0 on (FDB).",
-		{ Py_tp_init, sattr_init },
-		{ Py_tp_traverse, attr_traverse },
-		{ Py_tp_clear, attr_clear },);
+		{ Py_tp_init, sattr_init }, { Py_tp_traverse, attr_traverse },
+		{ Py_tp_clear, attr_clear }, );
 
 static PyTypeObject *sampler_attr_type;
 
@@ -799,8 +832,8 @@ static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!tbl)
 		return -1;
 	n = PyTuple_GET_SIZE(sa->refs[1]);
-	attr.sample_actions = PyMem_Calloc(n ? n : 1,
-					   sizeof(*attr.sample_actions));
+	attr.sample_actions =
+		PyMem_Calloc(n ? n : 1, sizeof(*attr.sample_actions));
 	parents = PyMem_Calloc(1 + n, sizeof(*parents));
 	if (!attr.sample_actions || !parents) {
 		PyErr_NoMemory();
@@ -808,9 +841,9 @@ static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	parents[0] = &tbl->obj;
 	for (i = 0; i < n; i++) {
-		struct pv_dr_action *sact = pv_dr_action_arg(
-			PyTuple_GET_ITEM(sa->refs[1], i),
-			"sample_actions item");
+		struct pv_dr_action *sact =
+			pv_dr_action_arg(PyTuple_GET_ITEM(sa->refs[1], i),
+					 "sample_actions item");
 
 		if (!sact)
 			goto out;
@@ -824,8 +857,7 @@ static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
 	a = mlx5dv_dr_action_create_flow_sampler(&attr);
 	/* upstream v44's message, a copy of the tag's */
 	ret = act_finish(self, a, "mlx5dv_dr_action_create_flow_sampler",
-			 "DrActionTag creation failed.", parents,
-			 1 + n);
+			 "DrActionTag creation failed.", parents, 1 + n);
 out:
 	PyMem_Free(attr.sample_actions);
 	PyMem_Free(parents);
@@ -835,7 +867,8 @@ ACT_SPEC(sample, "DrActionFlowSample",
 	 "DrActionFlowSample(attr)\n--\n\nSample packets as the "
 	 "DrFlowSamplerAttr attr says "
 	 "(mlx5dv_dr_action_create_flow_sampler).  Closing its table or "
-	 "any of its sample actions closes it first.", sample_init);
+	 "any of its sample actions closes it first.",
+	 sample_init);
 
 int pv_mlx5_dr_action_init_types(PyObject *m)
 {
@@ -844,14 +877,21 @@ int pv_mlx5_dr_action_init_types(PyObject *m)
 		PyType_Spec *spec;
 		PyTypeObject **type;
 	} subs[] = {
-		{ &qp_spec, &tp }, { &counter_spec, &tp },
-		{ &drop_spec, &drop_type }, { &modify_spec, &tp },
-		{ &tag_spec, &tp }, { &dtable_spec, &tp },
+		{ &qp_spec, &tp },
+		{ &counter_spec, &tp },
+		{ &drop_spec, &drop_type },
+		{ &modify_spec, &tp },
+		{ &tag_spec, &tp },
+		{ &dtable_spec, &tp },
 		{ &popvlan_spec, &popvlan_type },
-		{ &pushvlan_spec, &pushvlan_type }, { &darray_spec, &tp },
-		{ &defmiss_spec, &defmiss_type }, { &vport_spec, &vport_type },
-		{ &ibport_spec, &ibport_type }, { &tir_spec, &tp },
-		{ &reformat_spec, &tp }, { &sample_spec, &tp },
+		{ &pushvlan_spec, &pushvlan_type },
+		{ &darray_spec, &tp },
+		{ &defmiss_spec, &defmiss_type },
+		{ &vport_spec, &vport_type },
+		{ &ibport_spec, &ibport_type },
+		{ &tir_spec, &tp },
+		{ &reformat_spec, &tp },
+		{ &sample_spec, &tp },
 	};
 	size_t i;
 
@@ -860,8 +900,7 @@ int pv_mlx5_dr_action_init_types(PyObject *m)
 	    pv_add_type(m, &sattr_spec, pv.PyverbsCM, &sampler_attr_type))
 		return -1;
 	for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
-		if (pv_add_type(m, subs[i].spec, pv_dr.DrAction,
-				subs[i].type))
+		if (pv_add_type(m, subs[i].spec, pv_dr.DrAction, subs[i].type))
 			return -1;
 	return 0;
 }

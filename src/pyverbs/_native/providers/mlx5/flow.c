@@ -31,19 +31,20 @@
 
 struct pv_match_params {
 	PyObject_HEAD
-	struct mlx5dv_flow_match_parameters *params;	/* NULL: closed */
+	struct mlx5dv_flow_match_parameters *params; /* NULL: closed */
 };
 static PyTypeObject *match_params_type;
 
 struct mlx5dv_flow_match_parameters *pv_mlx5_match_params(PyObject *o,
-							   const char *what)
+							  const char *what)
 {
 	struct pv_match_params *mp = (struct pv_match_params *)o;
 
 	if (!pv_type_ok(o, match_params_type)) {
-		PyErr_Format(PyExc_TypeError, "%s must be a "
-			     "Mlx5FlowMatchParameters, not %.100s", what,
-			     Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "%s must be a "
+			     "Mlx5FlowMatchParameters, not %.100s",
+			     what, Py_TYPE(o)->tp_name);
 		return NULL;
 	}
 	if (!mp->params) {
@@ -61,8 +62,9 @@ static int mp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	PyObject *values, *b = NULL;
 	size_t size;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O:Mlx5FlowMatchParameters",
-					 kwlist, pv_conv_size, &size, &values))
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "O&O:Mlx5FlowMatchParameters", kwlist,
+					 pv_conv_size, &size, &values))
 		return -1;
 	if (size > (1u << 20)) {
 		PyErr_Format(PyExc_OverflowError, "size %zu is too large",
@@ -79,7 +81,8 @@ static int mp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		if (!b)
 			return -1;
 		if ((size_t)PyBytes_GET_SIZE(b) > size) {
-			PyErr_Format(PyExc_ValueError, "values has %zd bytes, "
+			PyErr_Format(PyExc_ValueError,
+				     "values has %zd bytes, "
 				     "more than size (%zu)",
 				     PyBytes_GET_SIZE(b), size);
 			Py_DECREF(b);
@@ -95,8 +98,7 @@ static int mp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	p->match_sz = size;
 	if (b) {
-		memcpy(p->match_buf, PyBytes_AS_STRING(b),
-		       PyBytes_GET_SIZE(b));
+		memcpy(p->match_buf, PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b));
 		Py_DECREF(b);
 	}
 	PyMem_Free(self->params);
@@ -136,17 +138,15 @@ PV_TYPE_SPEC(mp, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatchParameters",
 	     "device's Flow Table Entry Match Parameters format: "
 	     "values (bytes, or an object with __bytes__, at most "
 	     "size bytes) followed by zeros.",
-	     { Py_tp_new, PyType_GenericNew },
-	     { Py_tp_init, mp_init },
-	     { Py_tp_methods, mp_methods },
-	     { Py_tp_dealloc, mp_dealloc },);
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, mp_init },
+	     { Py_tp_methods, mp_methods }, { Py_tp_dealloc, mp_dealloc }, );
 
 /* ---- Mlx5FlowMatcherAttr ---- */
 
 struct pv_matcher_attr {
 	PyObject_HEAD
-	struct mlx5dv_flow_matcher_attr attr;	/* match_mask set at use */
-	PyObject *mask;		/* Mlx5FlowMatchParameters */
+	struct mlx5dv_flow_matcher_attr attr; /* match_mask set at use */
+	PyObject *mask;			      /* Mlx5FlowMatchParameters */
 };
 
 static const struct pv_oslot ma_oslots[] = {
@@ -159,9 +159,14 @@ PV_OSLOTS_GC(ma, ma_oslots)
 
 static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "match_mask", "attr_type", "flags",
-				  "priority", "match_criteria_enable",
-				  "comp_mask", "ft_type", NULL };
+	static char *kwlist[] = { "match_mask",
+				  "attr_type",
+				  "flags",
+				  "priority",
+				  "match_criteria_enable",
+				  "comp_mask",
+				  "ft_type",
+				  NULL };
 	struct pv_matcher_attr *self = (struct pv_matcher_attr *)obj;
 	struct mlx5dv_flow_matcher_attr a = { .type = IBV_FLOW_ATTR_NORMAL };
 	unsigned int type = IBV_FLOW_ATTR_NORMAL, ft_type = 0;
@@ -169,12 +174,12 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw,
 					 "O!|O&O&O&O&O&O&:Mlx5FlowMatcherAttr",
-					 kwlist, match_params_type,
-					 &mask, pv_conv_uint, &type,
-					 pv_conv_u32, &a.flags,
-					 pv_conv_u16, &a.priority, pv_conv_u8,
-					 &a.match_criteria_enable, pv_conv_u64,
-					 &a.comp_mask, pv_conv_uint, &ft_type))
+					 kwlist, match_params_type, &mask,
+					 pv_conv_uint, &type, pv_conv_u32,
+					 &a.flags, pv_conv_u16, &a.priority,
+					 pv_conv_u8, &a.match_criteria_enable,
+					 pv_conv_u64, &a.comp_mask,
+					 pv_conv_uint, &ft_type))
 		return -1;
 	a.type = type;
 	a.ft_type = ft_type;
@@ -194,9 +199,8 @@ PV_GC_TYPE_SPEC(ma, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
 		"mask, the match_criteria_enable bits, and with "
 		"comp_mask MLX5DV_FLOW_MATCHER_MASK_FT_TYPE the flow "
 		"table type ft_type.",
-		{ Py_tp_new, PyType_GenericNew },
-		{ Py_tp_init, ma_init },
-		PV_OSLOTS_GC_SLOTS(ma),);
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, ma_init },
+		PV_OSLOTS_GC_SLOTS(ma), );
 
 static PyTypeObject *matcher_attr_type;
 
@@ -217,7 +221,7 @@ static int fm_destroy(struct pv_obj *o)
 
 	if (!self->matcher)
 		return 0;
-	rc = mlx5dv_destroy_flow_matcher(self->matcher);	/* errno */
+	rc = mlx5dv_destroy_flow_matcher(self->matcher); /* errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_destroy_flow_matcher",
 			    "Destroy matcher failed.");
@@ -249,8 +253,8 @@ static int fm_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	ma = (struct pv_matcher_attr *)mao;
 	attr = ma->attr;
-	attr.match_mask = ma->mask ?
-		pv_mlx5_match_params(ma->mask, "match_mask") : NULL;
+	attr.match_mask =
+		ma->mask ? pv_mlx5_match_params(ma->mask, "match_mask") : NULL;
 	if (!attr.match_mask) {
 		if (!PyErr_Occurred())
 			pv_raise_user("Mlx5FlowMatcherAttr has no match_mask");
@@ -277,8 +281,7 @@ PV_GC_TYPE_SPEC(fm, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcher",
 		"A flow matcher (mlx5dv_create_flow_matcher) built from "
 		"an Mlx5FlowMatcherAttr.  Closing it (or its Context) "
 		"closes its flows first.",
-		{ Py_tp_init, fm_init },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, fm_init }, PV_CM_SLOTS, );
 
 /* ---- Mlx5PacketReformatFlowAction ---- */
 
@@ -286,12 +289,12 @@ PV_GC_TYPE_SPEC(fm, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcher",
 struct fa_handle {
 	struct pv_obj obj;
 	struct ibv_flow_action *action;
-	struct pv_flow_action *owner;	/* borrowed; NULL once it is gone */
+	struct pv_flow_action *owner; /* borrowed; NULL once it is gone */
 };
 
 struct pv_reformat {
 	struct pv_flow_action base;
-	struct fa_handle *handle;	/* strong, or NULL */
+	struct fa_handle *handle; /* strong, or NULL */
 };
 
 static PyTypeObject *handle_type, *reformat_type;
@@ -303,7 +306,7 @@ static int fah_destroy(struct pv_obj *o)
 
 	if (!self->action)
 		return 0;
-	rc = ibv_destroy_flow_action(self->action);	/* returns errno */
+	rc = ibv_destroy_flow_action(self->action); /* returns errno */
 	if (rc) {
 		pv_raise_rc(rc, "ibv_destroy_flow_action",
 			    "Failed to destroy flow action");
@@ -315,10 +318,7 @@ static int fah_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static PyType_Slot fah_slots[] = {
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
+static PyType_Slot fah_slots[] = { PV_CM_SLOTS, { 0, NULL } };
 
 static PyType_Spec fah_spec = {
 	.name = "pyverbs.providers.mlx5.mlx5dv_flow._FlowActionHandle",
@@ -345,8 +345,8 @@ static int rf_release(struct pv_reformat *self)
 
 static int rf_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "context", "data", "reformat_type",
-				  "ft_type", NULL };
+	static char *kwlist[] = { "context", "data", "reformat_type", "ft_type",
+				  NULL };
 	struct pv_reformat *self = (struct pv_reformat *)obj;
 	unsigned int type =
 		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2;
@@ -357,9 +357,10 @@ static int rf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_ssize_t len = 0;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw,
-			"O!|OO&O&:Mlx5PacketReformatFlowAction", kwlist,
-			pv.Context, &ctxo, &data, pv_conv_uint, &type,
-			pv_conv_uint, &ft_type))
+					 "O!|OO&O&:Mlx5PacketReformatFlowAction",
+					 kwlist, pv.Context, &ctxo, &data,
+					 pv_conv_uint, &type, pv_conv_uint,
+					 &ft_type))
 		return -1;
 	if (self->handle) {
 		pv_raise_user("Mlx5PacketReformatFlowAction is already "
@@ -384,8 +385,12 @@ static int rf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!h)
 		goto fail;
 	pv_obj_setup(&h->obj, fah_destroy);
-	h->action = mlx5dv_create_flow_action_packet_reformat(ctx->ctx, len,
-			b ? PyBytes_AS_STRING(b) : NULL, type, ft_type);
+	h->action =
+		mlx5dv_create_flow_action_packet_reformat(ctx->ctx, len,
+							  b ? PyBytes_AS_STRING(
+								      b) :
+							      NULL,
+							  type, ft_type);
 	if (!h->action) {
 		pv_raise_errno("mlx5dv_create_flow_action_packet_reformat",
 			       "Failed to create flow action packet reformat");
@@ -442,11 +447,10 @@ static PyMethodDef rf_methods[] = {
 	{ NULL }
 };
 
-static PyGetSetDef rf_getset[] = {
-	{ "closed", rf_get_closed, NULL,
-	  "True once the flow action is destroyed.", NULL },
-	{ NULL }
-};
+static PyGetSetDef rf_getset[] = { { "closed", rf_get_closed, NULL,
+				     "True once the flow action is destroyed.",
+				     NULL },
+				   { NULL } };
 
 static PyType_Slot rf_slots[] = {
 	{ Py_tp_doc, "Mlx5PacketReformatFlowAction(context, data=None, "
@@ -477,9 +481,9 @@ static PyType_Spec rf_spec = {
 
 struct pv_action_attr {
 	PyObject_HEAD
-	struct mlx5dv_flow_action_attr attr;	/* pointers set at use */
-	PyObject *qp;		/* QP (type DEST_IBV_QP) */
-	PyObject *action;	/* FlowAction (type IBV_FLOW_ACTION) */
+	struct mlx5dv_flow_action_attr attr; /* pointers set at use */
+	PyObject *qp;			     /* QP (type DEST_IBV_QP) */
+	PyObject *action; /* FlowAction (type IBV_FLOW_ACTION) */
 };
 
 static const struct pv_oslot aa_oslots[] = {
@@ -514,8 +518,8 @@ static int aa_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:Mlx5FlowActionAttr",
 					 kwlist, &typeo, &qp, &fa))
 		return -1;
-	if (none_or(qp, pv.QP, "qp") || none_or(fa, pv.FlowAction,
-						"flow_action"))
+	if (none_or(qp, pv.QP, "qp") ||
+	    none_or(fa, pv.FlowAction, "flow_action"))
 		return -1;
 	memset(&self->attr, 0, sizeof(self->attr));
 	Py_CLEAR(self->qp);
@@ -635,10 +639,8 @@ PV_GC_TYPE_SPEC(aa, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowActionAttr",
 		"(MLX5DV_FLOW_ACTION_DEST_IBV_QP) or apply flow_action "
 		"(MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION); other types raise "
 		"PyverbsUserError.",
-		{ Py_tp_new, PyType_GenericNew },
-		{ Py_tp_init, aa_init },
-		{ Py_tp_getset, aa_getset },
-		PV_OSLOTS_GC_SLOTS(aa),);
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, aa_init },
+		{ Py_tp_getset, aa_getset }, PV_OSLOTS_GC_SLOTS(aa), );
 
 /* ---- Mlx5Flow ---- */
 
@@ -654,7 +656,8 @@ static int mf_action(PyObject *o, struct mlx5dv_flow_action_attr *out,
 	struct pv_action_attr *aa = (struct pv_action_attr *)o;
 
 	if (!pv_type_ok(o, action_attr_type)) {
-		PyErr_Format(PyExc_TypeError, "action_attrs items must be "
+		PyErr_Format(PyExc_TypeError,
+			     "action_attrs items must be "
 			     "Mlx5FlowActionAttr, not %.100s",
 			     Py_TYPE(o)->tp_name);
 		return -1;
@@ -728,7 +731,8 @@ static int mf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	if ((size_t)n != num) {
 		pv_raise_user("num_actions (%zu) is not the number of "
-			      "action_attrs (%zd)", num, n);
+			      "action_attrs (%zd)",
+			      num, n);
 		goto out;
 	}
 	attrs = PyMem_Calloc(n ? n : 1, sizeof(*attrs));
@@ -781,8 +785,7 @@ static PyObject *mf_get_qp(PyObject *obj, void *closure)
 
 static PyGetSetDef mf_getset[] = {
 	{ "qp", mf_get_qp, NULL,
-	  "The first QP this flow steers to (None if none, or closed).",
-	  NULL },
+	  "The first QP this flow steers to (None if none, or closed).", NULL },
 	{ NULL }
 };
 
@@ -795,9 +798,8 @@ PV_GC_TYPE_SPEC(mf, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5Flow",
 		"the actions of action_attrs (a list of num_actions "
 		"Mlx5FlowActionAttr).  Closing the matcher, or a QP or "
 		"flow action it uses, closes the flow first.",
-		{ Py_tp_init, mf_init },
-		{ Py_tp_getset, mf_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, mf_init }, { Py_tp_getset, mf_getset },
+		PV_CM_SLOTS, );
 
 int pv_mlx5_flow_init_types(PyObject *m)
 {
@@ -805,8 +807,8 @@ int pv_mlx5_flow_init_types(PyObject *m)
 
 	if (pv_guard_spec(&fah_spec, pv.PyverbsCM))
 		return -1;
-	handle_type = (PyTypeObject *)PyType_FromSpecWithBases(
-		&fah_spec, (PyObject *)pv.PyverbsCM);
+	handle_type = (PyTypeObject *)
+		PyType_FromSpecWithBases(&fah_spec, (PyObject *)pv.PyverbsCM);
 	if (!handle_type)
 		return -1;
 	if (pv_add_type(m, &mp_spec, pv.PyverbsObject, &match_params_type) ||

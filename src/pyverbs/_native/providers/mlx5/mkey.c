@@ -52,7 +52,7 @@ static int sig_crc_init(PyObject *o, PyObject *args, PyObject *kw)
 PV_TYPE_SPEC(sig_crc, MKEY_MOD "Mlx5SigCrc", struct sig_crc_obj,
 	     "Mlx5SigCrc(crc_type=0, seed=0)\n--\n\n"
 	     "A CRC signature (struct mlx5dv_sig_crc).",
-	     { Py_tp_init, sig_crc_init },);
+	     { Py_tp_init, sig_crc_init }, );
 
 struct sig_t10dif_obj {
 	PyObject_HEAD
@@ -61,8 +61,8 @@ struct sig_t10dif_obj {
 
 static int sig_t10dif_init(PyObject *o, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "bg_type", "bg", "app_tag", "ref_tag",
-				  "flags", NULL };
+	static char *kwlist[] = { "bg_type", "bg",    "app_tag",
+				  "ref_tag", "flags", NULL };
 	struct mlx5dv_sig_t10dif *d = &((struct sig_t10dif_obj *)o)->dif;
 	uint32_t bg_type = 0, ref_tag = 0;
 	uint16_t bg = 0, app_tag = 0, flags = 0;
@@ -85,7 +85,7 @@ PV_TYPE_SPEC(sig_t10dif, MKEY_MOD "Mlx5SigT10Dif", struct sig_t10dif_obj,
 	     "Mlx5SigT10Dif(bg_type=0, bg=0, app_tag=0, ref_tag=0, "
 	     "flags=0)\n--\n\n"
 	     "A T10-DIF signature (struct mlx5dv_sig_t10dif).",
-	     { Py_tp_init, sig_t10dif_init },);
+	     { Py_tp_init, sig_t10dif_init }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5SigBlockDomain, Mlx5SigBlockAttr                                */
@@ -95,8 +95,8 @@ PV_TYPE_SPEC(sig_t10dif, MKEY_MOD "Mlx5SigT10Dif", struct sig_t10dif_obj,
 struct sig_domain_obj {
 	PyObject_HEAD
 	struct mlx5dv_sig_block_domain dom;
-	PyObject *dif;	/* Mlx5SigT10Dif or NULL */
-	PyObject *crc;	/* Mlx5SigCrc or NULL; wins over dif (the union) */
+	PyObject *dif; /* Mlx5SigT10Dif or NULL */
+	PyObject *crc; /* Mlx5SigCrc or NULL; wins over dif (the union) */
 };
 
 static const struct pv_oslot sig_domain_oslots[] = {
@@ -110,8 +110,8 @@ PV_OSLOTS_GC(sig_domain, sig_domain_oslots)
 
 static int sig_domain_init(PyObject *o, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "sig_type", "dif", "crc", "block_size",
-				  "comp_mask", NULL };
+	static char *kwlist[] = { "sig_type",	"dif",	     "crc",
+				  "block_size", "comp_mask", NULL };
 	struct sig_domain_obj *self = (struct sig_domain_obj *)o;
 	PyObject *dif = Py_None, *crc = Py_None;
 	uint32_t sig_type = 0, block_size = 0;
@@ -124,11 +124,9 @@ static int sig_domain_init(PyObject *o, PyObject *args, PyObject *kw)
 					 &comp_mask))
 		return -1;
 	if (dif != Py_None && !pv_type_ok(dif, sig_t10dif_type))
-		return pv_mlx5_arg_type_error("dif", sig_t10dif_spec.name,
-					      dif);
+		return pv_mlx5_arg_type_error("dif", sig_t10dif_spec.name, dif);
 	if (crc != Py_None && !pv_type_ok(crc, sig_crc_type))
-		return pv_mlx5_arg_type_error("crc", sig_crc_spec.name,
-					      crc);
+		return pv_mlx5_arg_type_error("crc", sig_crc_spec.name, crc);
 	memset(&self->dom, 0, sizeof(self->dom));
 	self->dom.sig_type = sig_type;
 	self->dom.block_size = block_size;
@@ -147,12 +145,12 @@ PV_GC_TYPE_SPEC(sig_domain, MKEY_MOD "Mlx5SigBlockDomain",
 		"an Mlx5SigCrc (which wins when both are given: they "
 		"share a union).",
 		{ Py_tp_init, sig_domain_init },
-		PV_OSLOTS_GC_SLOTS(sig_domain),);
+		PV_OSLOTS_GC_SLOTS(sig_domain), );
 
 struct sig_attr_obj {
 	PyObject_HEAD
-	struct mlx5dv_sig_block_attr attr;	/* mem, wire stay NULL */
-	PyObject *mem;	/* Mlx5SigBlockDomain or NULL */
+	struct mlx5dv_sig_block_attr attr; /* mem, wire stay NULL */
+	PyObject *mem;			   /* Mlx5SigBlockDomain or NULL */
 	PyObject *wire;
 };
 
@@ -167,8 +165,9 @@ PV_OSLOTS_GC(sig_attr, sig_attr_oslots)
 
 static int sig_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "mem", "wire", "flags", "check_mask",
-				  "copy_mask", "comp_mask", NULL };
+	static char *kwlist[] = { "mem",	"wire",	     "flags",
+				  "check_mask", "copy_mask", "comp_mask",
+				  NULL };
 	struct sig_attr_obj *self = (struct sig_attr_obj *)o;
 	PyObject *mem = Py_None, *wire = Py_None;
 	uint32_t flags = 0;
@@ -182,8 +181,7 @@ static int sig_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 					 pv_conv_u64, &comp_mask))
 		return -1;
 	if (mem != Py_None && !pv_type_ok(mem, sig_domain_type))
-		return pv_mlx5_arg_type_error("mem", sig_domain_spec.name,
-					      mem);
+		return pv_mlx5_arg_type_error("mem", sig_domain_spec.name, mem);
 	if (wire != Py_None && !pv_type_ok(wire, sig_domain_type))
 		return pv_mlx5_arg_type_error("wire", sig_domain_spec.name,
 					      wire);
@@ -236,8 +234,7 @@ PV_GC_TYPE_SPEC(sig_attr, MKEY_MOD "Mlx5SigBlockAttr", struct sig_attr_obj,
 		"mlx5dv_sig_block_attr): mem and wire are "
 		"Mlx5SigBlockDomains, or None for a domain without a "
 		"signature.",
-		{ Py_tp_init, sig_attr_init },
-		PV_OSLOTS_GC_SLOTS(sig_attr),);
+		{ Py_tp_init, sig_attr_init }, PV_OSLOTS_GC_SLOTS(sig_attr), );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5SigErr, Mlx5MkeyErr                                             */
@@ -255,10 +252,9 @@ static int sig_err_init(PyObject *o, PyObject *args, PyObject *kw)
 	struct mlx5dv_sig_err *e = &((struct sig_err_obj *)o)->err;
 	uint64_t actual = 0, expected = 0, offset = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&:Mlx5SigErr",
-					 kwlist, pv_conv_u64, &actual,
-					 pv_conv_u64, &expected, pv_conv_u64,
-					 &offset))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&:Mlx5SigErr", kwlist,
+					 pv_conv_u64, &actual, pv_conv_u64,
+					 &expected, pv_conv_u64, &offset))
 		return -1;
 	e->actual_value = actual;
 	e->expected_value = expected;
@@ -269,15 +265,14 @@ static int sig_err_init(PyObject *o, PyObject *args, PyObject *kw)
 static const struct pv_field sig_err_fields[] = {
 	PV_FIELD_RO(struct sig_err_obj, err.actual_value, "actual_value"),
 	PV_FIELD_RO(struct sig_err_obj, err.expected_value, "expected_value"),
-	PV_FIELD_RO(struct sig_err_obj, err.offset, "offset"),
-	PV_FIELD_END
+	PV_FIELD_RO(struct sig_err_obj, err.offset, "offset"), PV_FIELD_END
 };
 
 PV_DATA_SPEC(sig_err, MKEY_MOD "Mlx5SigErr", struct sig_err_obj,
 	     "Mlx5SigErr(actual_value=0, expected_value=0, "
 	     "offset=0)\n--\n\n"
 	     "A signature error (struct mlx5dv_sig_err).",
-	     { Py_tp_init, sig_err_init },);
+	     { Py_tp_init, sig_err_init }, );
 
 struct mkey_err_obj {
 	PyObject_HEAD
@@ -317,8 +312,7 @@ static PyObject *mkey_err_get_sig(PyObject *o, void *c)
 }
 
 static const struct pv_field mkey_err_fields[] = {
-	PV_FIELD_RO(struct mkey_err_obj, err.err_type, "err_type"),
-	PV_FIELD_END
+	PV_FIELD_RO(struct mkey_err_obj, err.err_type, "err_type"), PV_FIELD_END
 };
 
 static const PyGetSetDef mkey_err_getset[] = {
@@ -333,7 +327,7 @@ PV_DATA_SPEC(mkey_err, MKEY_MOD "Mlx5MkeyErr", struct mkey_err_obj,
 	     "Defaults: sig_err=Mlx5SigErr(), err_type=MLX5DV_MKEY_NO_ERR.\n"
 	     "The result of Mlx5Mkey.mkey_check() (struct "
 	     "mlx5dv_mkey_err).",
-	     { Py_tp_init, mkey_err_init },);
+	     { Py_tp_init, mkey_err_init }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5MkeyConfAttr, Mlx5MrInterleaved (no attributes, as upstream)    */
@@ -361,7 +355,7 @@ PV_TYPE_SPEC(conf_attr, MKEY_MOD "Mlx5MkeyConfAttr",
 	     "Mlx5MkeyConfAttr(conf_flags=0, comp_mask=0)\n--\n\n"
 	     "The configuration of Mlx5QP.wr_mkey_configure() (struct "
 	     "mlx5dv_mkey_conf_attr).",
-	     { Py_tp_init, conf_attr_init },);
+	     { Py_tp_init, conf_attr_init }, );
 
 static int mr_il_init(PyObject *o, PyObject *args, PyObject *kw)
 {
@@ -385,14 +379,13 @@ static int mr_il_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-PV_TYPE_SPEC(mr_il, MKEY_MOD "Mlx5MrInterleaved",
-	     struct pv_mlx5_mr_interleaved,
+PV_TYPE_SPEC(mr_il, MKEY_MOD "Mlx5MrInterleaved", struct pv_mlx5_mr_interleaved,
 	     "Mlx5MrInterleaved(addr, bytes_count, bytes_skip, "
 	     "lkey)\n--\n\n"
 	     "One entry of an interleaved mkey layout (struct "
 	     "mlx5dv_mr_interleaved): bytes_count bytes of data at "
 	     "addr, then bytes_skip bytes skipped.",
-	     { Py_tp_init, mr_il_init },);
+	     { Py_tp_init, mr_il_init }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5Mkey                                                            */
@@ -427,8 +420,8 @@ static int mkey_init(PyObject *o, PyObject *args, PyObject *kw)
 	uint16_t max_entries;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&:Mlx5Mkey", kwlist,
-					 &pdo, pv_conv_u32, &flags,
-					 pv_conv_u16, &max_entries))
+					 &pdo, pv_conv_u32, &flags, pv_conv_u16,
+					 &max_entries))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Mlx5Mkey is already initialised");
@@ -444,12 +437,12 @@ static int mkey_init(PyObject *o, PyObject *args, PyObject *kw)
 	a.pd = pd->pd;
 	a.create_flags = flags;
 	a.max_entries = max_entries;
-	self->mkey = mlx5dv_create_mkey(&a);	/* NULL, errno set */
+	self->mkey = mlx5dv_create_mkey(&a); /* NULL, errno set */
 	if (!self->mkey) {
 		pv_raise_errno("mlx5dv_create_mkey", "Failed to create mkey");
 		return -1;
 	}
-	self->max_entries = a.max_entries;	/* libmlx5 rounds it up */
+	self->max_entries = a.max_entries; /* libmlx5 rounds it up */
 	if (pv_obj_link(&self->obj, &pd->obj)) {
 		mkey_destroy(&self->obj);
 		return -1;
@@ -516,10 +509,8 @@ PV_GC_TYPE_SPEC(mkey, MKEY_MOD "Mlx5Mkey", struct pv_mlx5_mkey,
 		"Mlx5Mkey(pd, create_flags, max_entries)\n--\n\n"
 		"An indirect mkey (mlx5dv_create_mkey), configured by "
 		"Mlx5QP's mkey builders.  Closed with its PD.",
-		{ Py_tp_init, mkey_init },
-		{ Py_tp_methods, mkey_methods },
-		{ Py_tp_getset, mkey_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, mkey_init }, { Py_tp_methods, mkey_methods },
+		{ Py_tp_getset, mkey_getset }, PV_CM_SLOTS, );
 
 int pv_mlx5_mkey_init_types(PyObject *m)
 {
@@ -530,8 +521,8 @@ int pv_mlx5_mkey_init_types(PyObject *m)
 			&sig_domain_type) ||
 	    pv_add_type(m, &sig_attr_spec, pv.PyverbsObject,
 			&pv_mlx5_SigBlockAttr) ||
-	    pv_add_data_type(m, &sig_err_spec, pv.PyverbsObject,
-			     sig_err_fields, NULL, NULL, &sig_err_type) ||
+	    pv_add_data_type(m, &sig_err_spec, pv.PyverbsObject, sig_err_fields,
+			     NULL, NULL, &sig_err_type) ||
 	    pv_add_data_type(m, &mkey_err_spec, pv.PyverbsObject,
 			     mkey_err_fields, NULL, mkey_err_getset,
 			     &mkey_err_type) ||

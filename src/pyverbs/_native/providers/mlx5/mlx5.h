@@ -34,12 +34,12 @@ int pv_mlx5_arg_type_error(const char *arg, const char *expected,
 
 /* Each family's type registration (0, or -1 with an exception set). */
 /* mlx5ctx */
-int pv_mlx5_context_init_types(PyObject *m);	/* context.c */
-int pv_mlx5_cq_init_types(PyObject *m);		/* cq.c */
-int pv_mlx5_uar_init_types(PyObject *m);	/* uar.c */
-int pv_mlx5_crypto_init_types(PyObject *m);	/* crypto.c */
-int pv_mlx5_objects_init_types(PyObject *m);	/* objects.c */
-int pv_mlx5_vfio_init_types(PyObject *m);	/* vfio.c, after context */
+int pv_mlx5_context_init_types(PyObject *m); /* context.c */
+int pv_mlx5_cq_init_types(PyObject *m);	     /* cq.c */
+int pv_mlx5_uar_init_types(PyObject *m);     /* uar.c */
+int pv_mlx5_crypto_init_types(PyObject *m);  /* crypto.c */
+int pv_mlx5_objects_init_types(PyObject *m); /* objects.c */
+int pv_mlx5_vfio_init_types(PyObject *m);    /* vfio.c, after context */
 /* context.c: the Mlx5Context type (NULL before registration). */
 PyTypeObject *pv_mlx5_context_type(void);
 /* context.c: Context.__init__(name=name, attr=attr) on obj (a lookup that
@@ -52,10 +52,9 @@ int pv_mlx5_is_minus_one(PyObject *v);
  * instances answer a query (no constructor arguments; struct st; Python
  * name pyname, dotted), for pv_add_data_type().
  */
-#define PV_MLX5_ANSWER_SPEC(var, pyname, st, doc)                       \
-	PV_DATA_SPEC(var, pyname, st, doc,                              \
-		     { Py_tp_new, PyType_GenericNew },                  \
-		     { Py_tp_init, pv_noargs_init },)
+#define PV_MLX5_ANSWER_SPEC(var, pyname, st, doc)                            \
+	PV_DATA_SPEC(var, pyname, st, doc, { Py_tp_new, PyType_GenericNew }, \
+		     { Py_tp_init, pv_noargs_init }, )
 /* crypto.c: the struct of the Mlx5CryptoLoginAttr o; 0, or -1 with
  * TypeError. */
 int pv_mlx5_crypto_login_attr_get(PyObject *o,
@@ -79,7 +78,7 @@ extern PyTypeObject *pv_mlx5_DVQPInitAttr;
 struct pv_mlx5_mkey {
 	struct pv_obj obj;
 	struct mlx5dv_mkey *mkey;
-	unsigned int max_entries;	/* as libmlx5 rounded it */
+	unsigned int max_entries; /* as libmlx5 rounded it */
 };
 struct pv_mlx5_mr_interleaved {
 	PyObject_HEAD
@@ -106,17 +105,17 @@ void pv_mlx5_sig_block_attr_get(PyObject *obj,
 				struct pv_mlx5_sig_block_store *store);
 
 /* mlx5objs */
-int pv_mlx5_devx_init_types(PyObject *m);	/* devx.c */
-int pv_mlx5_wqe_init_types(PyObject *m);	/* wqe.c */
-int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
+int pv_mlx5_devx_init_types(PyObject *m);  /* devx.c */
+int pv_mlx5_wqe_init_types(PyObject *m);   /* wqe.c */
+int pv_mlx5_sched_init_types(PyObject *m); /* sched.c */
 /* devx.c: destroy what a failed constructor created (o->destroy), keeping
  * the exception set; a failing destroy is reported as unraisable. */
 void pv_mlx5_undo_create(struct pv_obj *o);
 
 /* mlx5dr */
-int pv_mlx5_flow_init_types(PyObject *m);	/* flow.c */
-int pv_mlx5_dr_init_types(PyObject *m);	/* dr.c */
-int pv_mlx5_dr_action_init_types(PyObject *m);	/* dr_action.c, after dr.c */
+int pv_mlx5_flow_init_types(PyObject *m);      /* flow.c */
+int pv_mlx5_dr_init_types(PyObject *m);	       /* dr.c */
+int pv_mlx5_dr_action_init_types(PyObject *m); /* dr_action.c, after dr.c */
 /* The types of dr.c and dr_action.c that the other uses (in dr.c; flow.c
  * keeps its own, below both). */
 struct pv_mlx5dr_types {
@@ -145,8 +144,7 @@ struct pv_dr_action *pv_dr_action_arg(PyObject *o, const char *what);
 /* flow.c: the parameters of the Mlx5FlowMatchParameters o (valid while o
  * lives and is not closed); NULL with TypeError or PyverbsUserError. */
 struct mlx5dv_flow_match_parameters *pv_mlx5_match_params(PyObject *o,
-							   const char *what);
-
+							  const char *what);
 
 /*
  * Accessors one family offers the others.  Declared weak so that a family
@@ -169,5 +167,19 @@ struct mlx5dv_sched_leaf *pv_mlx5_sched_leaf_get(PyObject *obj)
  * exception. */
 struct mlx5dv_devx_obj *pv_mlx5_devx_obj_get(PyObject *obj)
 	__attribute__((weak));
+
+/* qp_static.c: the static methods of Mlx5QP (METH_VARARGS | METH_KEYWORDS) */
+PyObject *pv_mlx5_qp_query_lag_port(PyObject *unused, PyObject *args,
+				    PyObject *kw);
+PyObject *pv_mlx5_qp_modify_lag_port(PyObject *unused, PyObject *args,
+				     PyObject *kw);
+PyObject *pv_mlx5_qp_modify_qp_sched_elem(PyObject *unused, PyObject *args,
+					  PyObject *kw);
+PyObject *pv_mlx5_qp_modify_udp_sport(PyObject *unused, PyObject *args,
+				      PyObject *kw);
+PyObject *pv_mlx5_qp_map_ah_to_qp(PyObject *unused, PyObject *args,
+				  PyObject *kw);
+PyObject *pv_mlx5_qp_modify_dci_stream_channel_id(PyObject *unused,
+						  PyObject *args, PyObject *kw);
 
 #endif

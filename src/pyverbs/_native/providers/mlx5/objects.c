@@ -50,15 +50,14 @@ static PyObject *dv_get_ptr(PyObject *obj, void *closure)
 	return PyLong_FromVoidPtr(*(void **)((char *)obj + (intptr_t)closure));
 }
 
-#define DV_PTR(st, member, pyname, doc)                                 \
+#define DV_PTR(st, member, pyname, doc) \
 	{ pyname, dv_get_ptr, NULL, doc, (void *)offsetof(st, member) }
 
 static const struct pv_field dvcq_fields[] = {
 	PV_FIELD_RO(struct dv_cq, cq.cqe_size, "cqe_size"),
 	PV_FIELD_RO(struct dv_cq, cq.comp_mask, "comp_mask"),
 	PV_FIELD_RO(struct dv_cq, cq.cqn, "cqn"),
-	PV_FIELD_RO(struct dv_cq, cq.cqe_cnt, "cqe_cnt"),
-	PV_FIELD_END
+	PV_FIELD_RO(struct dv_cq, cq.cqe_cnt, "cqe_cnt"), PV_FIELD_END
 };
 static PyGetSetDef dvcq_extra[] = {
 	DV_PTR(struct dv_cq, cq.buf, "buf", "Address of the CQ buffer."),
@@ -80,8 +79,7 @@ static const struct pv_field dvqp_fields[] = {
 
 static const struct pv_field dvpd_fields[] = {
 	PV_FIELD_RO(struct dv_pd, pd.pdn, "pdn"),
-	PV_FIELD_RO(struct dv_pd, pd.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD_RO(struct dv_pd, pd.comp_mask, "comp_mask"), PV_FIELD_END
 };
 
 static const struct pv_field dvsrq_fields[] = {
@@ -115,7 +113,7 @@ PV_MLX5_ANSWER_SPEC(dvsrq, DV_MOD "Mlx5DvSRQ", struct dv_srq,
 
 struct dv_obj {
 	PyObject_HEAD
-	PyObject *dv_cq, *dv_qp, *dv_pd, *dv_srq;	/* views or NULL */
+	PyObject *dv_cq, *dv_qp, *dv_pd, *dv_srq; /* views or NULL */
 };
 
 static const struct pv_oslot dvobj_oslots[] = {
@@ -127,7 +125,7 @@ static const struct pv_oslot dvobj_oslots[] = {
 };
 PV_OSLOTS_GC(dvobj, dvobj_oslots)
 
-#define DV_SUPPORTED                                                    \
+#define DV_SUPPORTED \
 	(MLX5DV_OBJ_CQ | MLX5DV_OBJ_QP | MLX5DV_OBJ_PD | MLX5DV_OBJ_SRQ)
 
 /* kwargs[name], None when absent; borrowed. */
@@ -147,8 +145,7 @@ static PyObject *dv_view(PyTypeObject *tp)
 }
 
 /* The comp_mask of kwargs[name] (None or 0: dflt). 0 or -1. */
-static int dv_mask(PyObject *kw, const char *name, uint64_t dflt,
-		   uint64_t *out)
+static int dv_mask(PyObject *kw, const char *name, uint64_t dflt, uint64_t *out)
 {
 	PyObject *v = dv_kw(kw, name);
 	int t;
@@ -156,7 +153,7 @@ static int dv_mask(PyObject *kw, const char *name, uint64_t dflt,
 	*out = dflt;
 	if (v == Py_None)
 		return 0;
-	t = PyObject_IsTrue(v);	/* upstream: 'mask if mask else default' */
+	t = PyObject_IsTrue(v); /* upstream: 'mask if mask else default' */
 	if (t <= 0)
 		return t;
 	return pv_to_u64(v, UINT64_MAX, out, name);
@@ -174,9 +171,9 @@ struct dv_call {
 /* Refuse a keyword init_obj() does not know (TypeError). 0 or -1. */
 static int dv_check_kw(PyObject *kw)
 {
-	static const char *const known[] = { "cq", "qp", "pd", "srq",
-					     "qp_comp_mask", "srq_comp_mask",
-					     NULL };
+	static const char *const known[] = {
+		"cq", "qp", "pd", "srq", "qp_comp_mask", "srq_comp_mask", NULL
+	};
 	PyObject *key;
 	Py_ssize_t pos = 0;
 
@@ -193,7 +190,8 @@ static int dv_check_kw(PyObject *kw)
 		if (!known[i]) {
 			PyErr_Format(PyExc_TypeError,
 				     "unexpected keyword argument "
-				     "'%s'", k);
+				     "'%s'",
+				     k);
 			return -1;
 		}
 	}
@@ -258,8 +256,9 @@ static int dv_fill(struct dv_call *c, PyObject *kw)
 		if (pv_check_open(PV_OBJ(c->qp)) ||
 		    dv_mask(kw, "qp_comp_mask",
 			    MLX5DV_QP_MASK_UAR_MMAP_OFFSET |
-			    MLX5DV_QP_MASK_RAW_QP_HANDLES |
-			    MLX5DV_QP_MASK_RAW_QP_TIR_ADDR, &mask) ||
+				    MLX5DV_QP_MASK_RAW_QP_HANDLES |
+				    MLX5DV_QP_MASK_RAW_QP_TIR_ADDR,
+			    &mask) ||
 		    !(c->vqp = dv_view(dvqp_type)))
 			return -1;
 		((struct dv_qp *)c->vqp)->qp.comp_mask = mask;
@@ -284,8 +283,7 @@ static int dv_fill(struct dv_call *c, PyObject *kw)
 			return -1;
 		}
 		if (pv_check_open(PV_OBJ(c->srq)) ||
-		    dv_mask(kw, "srq_comp_mask", MLX5DV_SRQ_MASK_SRQN,
-			    &mask) ||
+		    dv_mask(kw, "srq_comp_mask", MLX5DV_SRQ_MASK_SRQN, &mask) ||
 		    !(c->vsrq = dv_view(dvsrq_type)))
 			return -1;
 		((struct dv_srq *)c->vsrq)->srq.comp_mask = mask;
@@ -295,10 +293,11 @@ static int dv_fill(struct dv_call *c, PyObject *kw)
 	return 0;
 }
 
-static int dvobj_init_obj(struct dv_obj *self, PyObject *typeo,
-			  PyObject *kw)
+static int dvobj_init_obj(struct dv_obj *self, PyObject *typeo, PyObject *kw)
 {
-	struct dv_call c = { .cq = Py_None, .qp = Py_None, .pd = Py_None,
+	struct dv_call c = { .cq = Py_None,
+			     .qp = Py_None,
+			     .pd = Py_None,
 			     .srq = Py_None };
 	uint64_t type;
 	int rc = -1;
@@ -309,7 +308,7 @@ static int dvobj_init_obj(struct dv_obj *self, PyObject *typeo,
 		return -1;
 	if (dv_fill(&c, kw))
 		goto out;
-	rc = mlx5dv_init_obj(&c.o, type);	/* errno */
+	rc = mlx5dv_init_obj(&c.o, type); /* errno */
 	if (rc) {
 		pv_raise_rc(rc, "mlx5dv_init_obj",
 			    "Failed to initialize Mlx5DvObj");
@@ -399,20 +398,18 @@ PV_GC_TYPE_SPEC(dvobj, "pyverbs.providers.mlx5.mlx5dv_objects.Mlx5DvObj",
 		"Mlx5DvObj(obj_type=None, **kwargs)\n--\n\n"
 		"mlx5dv_init_obj() views of verbs objects: see "
 		"init_obj(); dvcq, dvqp, dvpd and dvsrq hold them.",
-		{ Py_tp_new, PyType_GenericNew },
-		{ Py_tp_init, dvobj_init },
-		{ Py_tp_methods, dvobj_methods },
-		{ Py_tp_getset, NULL },
-		PV_OSLOTS_GC_SLOTS(dvobj),);
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, dvobj_init },
+		{ Py_tp_methods, dvobj_methods }, { Py_tp_getset, NULL },
+		PV_OSLOTS_GC_SLOTS(dvobj), );
 
 int pv_mlx5_objects_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &dvcq_spec, pv.PyverbsObject, dvcq_fields,
-			     NULL, dvcq_extra, &dvcq_type) ||
-	    pv_add_data_type(m, &dvqp_spec, pv.PyverbsObject, dvqp_fields,
-			     NULL, NULL, &dvqp_type) ||
-	    pv_add_data_type(m, &dvpd_spec, pv.PyverbsObject, dvpd_fields,
-			     NULL, NULL, &dvpd_type) ||
+	if (pv_add_data_type(m, &dvcq_spec, pv.PyverbsObject, dvcq_fields, NULL,
+			     dvcq_extra, &dvcq_type) ||
+	    pv_add_data_type(m, &dvqp_spec, pv.PyverbsObject, dvqp_fields, NULL,
+			     NULL, &dvqp_type) ||
+	    pv_add_data_type(m, &dvpd_spec, pv.PyverbsObject, dvpd_fields, NULL,
+			     NULL, &dvpd_type) ||
 	    pv_add_data_type(m, &dvsrq_spec, pv.PyverbsObject, dvsrq_fields,
 			     NULL, NULL, &dvsrq_type) ||
 	    pv_add_data_type(m, &dvobj_spec, pv.PyverbsObject, NULL,

@@ -3,8 +3,9 @@
  * Mlx5QP (pyverbs.providers.mlx5.mlx5dv): a QPEx created by
  * mlx5dv_create_qp(), with the mlx5 work-request builders and setters
  * (the static inline mlx5dv_wr_* of mlx5dv.h, which only call the function
- * pointers of struct mlx5dv_qp_ex) and upstream's static helpers (LAG port,
- * UDP source port, scheduling elements, DCI streams, AH mapping).
+ * pointers of struct mlx5dv_qp_ex); upstream's static helpers (LAG port,
+ * UDP source port, scheduling elements, DCI streams, AH mapping) are in
+ * qp_static.c.
  *
  * The QPEx base (qpex.c) adopts the QP through its creation hook: the
  * checks of the init attributes, the parent links and the ibv_wr_* API
@@ -37,11 +38,11 @@
 
 struct mlx5_qp {
 	struct pv_qp_ex qpx;
-	struct mlx5dv_qp_ex *dv;	/* NULL without an ibv_qp_ex */
-	uint32_t dc_type;	/* of the DC init attributes, 0 if none */
-	int masks[3];		/* the DC transition masks (qp.masks) */
-	pv_destroy_fn base_destroy;	/* QPEx's */
-	PyObject *pinned;	/* list: AHs and mkeys of the open batch */
+	struct mlx5dv_qp_ex *dv;    /* NULL without an ibv_qp_ex */
+	uint32_t dc_type;	    /* of the DC init attributes, 0 if none */
+	int masks[3];		    /* the DC transition masks (qp.masks) */
+	pv_destroy_fn base_destroy; /* QPEx's */
+	PyObject *pinned;	    /* list: AHs and mkeys of the open batch */
 };
 
 #define MQP(o) ((struct mlx5_qp *)(o))
@@ -57,7 +58,7 @@ enum { WR_START, WR_COMPLETE, WR_ABORT };
 
 struct mqp_create_arg {
 	PyObject *init_attr;
-	PyObject *dv;	/* Mlx5DVQPInitAttr or None */
+	PyObject *dv; /* Mlx5DVQPInitAttr or None */
 };
 
 /* The creation hook: mlx5dv_create_qp() returns NULL and sets errno. */
@@ -65,8 +66,10 @@ static struct ibv_qp *mqp_create(PyObject *self, struct ibv_context *ctx,
 				 struct ibv_qp_init_attr_ex *attr, void *arg)
 {
 	struct mqp_create_arg *a = arg;
-	struct mlx5dv_qp_init_attr *dv = a->dv == Py_None ? NULL :
-		&((struct pv_mlx5_dv_qp_init_attr *)a->dv)->attr;
+	struct mlx5dv_qp_init_attr *dv =
+		a->dv == Py_None ?
+			NULL :
+			&((struct pv_mlx5_dv_qp_init_attr *)a->dv)->attr;
 	struct ibv_qp *qp = mlx5dv_create_qp(ctx, attr, dv);
 	PyObject *s1, *s2;
 	int err;
@@ -77,9 +80,11 @@ static struct ibv_qp *mqp_create(PyObject *self, struct ibv_context *ctx,
 	s1 = PyObject_Str(a->init_attr);
 	s2 = s1 ? PyObject_Str(a->dv) : NULL;
 	if (s2)
-		pv_raise_code(err, "mlx5dv_create_qp", "Failed to create MLX5 "
+		pv_raise_code(err, "mlx5dv_create_qp",
+			      "Failed to create MLX5 "
 			      "QP.\nQPInitAttrEx attributes:\n%U\n"
-			      "MLX5DVQPInitAttr:\n%U", s1, s2);
+			      "MLX5DVQPInitAttr:\n%U",
+			      s1, s2);
 	Py_XDECREF(s1);
 	Py_XDECREF(s2);
 	return NULL;
@@ -95,7 +100,7 @@ static int mqp_destroy(struct pv_obj *o)
 {
 	struct mlx5_qp *self = MQP(o);
 
-	if (self->base_destroy(o))	/* aborts an open batch */
+	if (self->base_destroy(o)) /* aborts an open batch */
 		return -1;
 	self->dv = NULL;
 	mqp_unpin(self);
@@ -109,7 +114,7 @@ static void mqp_set_masks(struct mlx5_qp *self)
 
 	switch (self->dc_type) {
 	case 0:
-		return;		/* the QP type's table */
+		return; /* the QP type's table */
 	case MLX5DV_DCTYPE_DCT:
 		self->masks[0] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				 IBV_QP_ACCESS_FLAGS;
@@ -151,8 +156,9 @@ static int mqp_init(PyObject *obj, PyObject *args, PyObject *kw)
 					      "pyverbs.qp.QPInitAttrEx",
 					      init_attr);
 	if (dv != Py_None && !pv_type_ok(dv, pv_mlx5_DVQPInitAttr))
-		return pv_mlx5_arg_type_error("dv_init_attr", MLX5DV_MOD
-					      "Mlx5DVQPInitAttr", dv);
+		return pv_mlx5_arg_type_error("dv_init_attr",
+					      MLX5DV_MOD "Mlx5DVQPInitAttr",
+					      dv);
 	a.init_attr = init_attr;
 	a.dv = dv;
 	if (pv_qpx_create(obj, ctx, init_attr, Py_None, &hook))
@@ -167,7 +173,7 @@ static int mqp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	mqp_set_masks(self);
 	/* a bare container_of in libmlx5: only for its own ibv_qp_ex */
 	self->dv = self->qpx.qpx ? mlx5dv_qp_ex_from_ibv_qp_ex(self->qpx.qpx) :
-		NULL;
+				   NULL;
 	return 0;
 }
 
@@ -218,8 +224,8 @@ static int mqp_check_pinned(struct mlx5_qp *self)
 			return -1;
 		mqp_unpin(self);
 		pv_raise_user("The %s used in this batch was closed: the batch "
-			      "is aborted", pv_type_ok(o, pv.AH) ? "AH" :
-			      "Mlx5Mkey");
+			      "is aborted",
+			      pv_type_ok(o, pv.AH) ? "AH" : "Mlx5Mkey");
 		return -1;
 	}
 	return 0;
@@ -276,7 +282,8 @@ static struct mlx5dv_qp_ex *mqp_batch(PyObject *obj, size_t off,
 	if (!self->dv) {
 		pv_raise_user("This Mlx5QP was created without "
 			      "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: %s() is not "
-			      "available", name);
+			      "available",
+			      name);
 		return NULL;
 	}
 	if (!self->qpx.in_wr) {
@@ -286,7 +293,8 @@ static struct mlx5dv_qp_ex *mqp_batch(PyObject *obj, size_t off,
 	if (!DV_FN(self->dv, off)) {
 		pv_raise_user("%s() is not available on this QP (not in its "
 			      "send ops flags or QP type, or not supported by "
-			      "libmlx5)", name);
+			      "libmlx5)",
+			      name);
 		return NULL;
 	}
 	if (mqp_check_pinned(self))
@@ -298,9 +306,9 @@ static struct mlx5dv_qp_ex *mqp_batch(PyObject *obj, size_t off,
 	mqp_batch(obj, offsetof(struct mlx5dv_qp_ex, fn), #fn)
 
 /* o: an open tp of the QP's Context, pinned for the batch; else NULL. */
-static struct pv_obj *mqp_obj_arg(PyObject *obj, PyObject *o,
-				  PyTypeObject *tp, const char *arg,
-				  const char *tname, const char *what)
+static struct pv_obj *mqp_obj_arg(PyObject *obj, PyObject *o, PyTypeObject *tp,
+				  const char *arg, const char *tname,
+				  const char *what)
 {
 	struct mlx5_qp *self = MQP(obj);
 
@@ -317,8 +325,8 @@ static struct pv_obj *mqp_obj_arg(PyObject *obj, PyObject *o,
 
 static struct ibv_ah *mqp_ah(PyObject *obj, PyObject *o)
 {
-	struct pv_obj *ah = mqp_obj_arg(obj, o, pv.AH, "ah",
-					"pyverbs.addr.AH", "AH");
+	struct pv_obj *ah =
+		mqp_obj_arg(obj, o, pv.AH, "ah", "pyverbs.addr.AH", "AH");
 
 	return ah ? ((struct pv_ah *)ah)->ah : NULL;
 }
@@ -327,7 +335,8 @@ static struct mlx5dv_mkey *mqp_mkey(PyObject *obj, PyObject *o)
 {
 	struct pv_obj *k = mqp_obj_arg(obj, o, pv_mlx5_Mkey, "mkey",
 				       "pyverbs.providers.mlx5.mlx5dv_mkey."
-				       "Mlx5Mkey", "Mlx5Mkey");
+				       "Mlx5Mkey",
+				       "Mlx5Mkey");
 
 	return k ? ((struct pv_mlx5_mkey *)k)->mkey : NULL;
 }
@@ -353,16 +362,19 @@ static void *mqp_array(PyObject *lst, PyTypeObject *tp, const char *what,
 	len = PySequence_Fast_GET_SIZE(seq);
 	if (len > UINT16_MAX) {
 		Py_DECREF(seq);
-		PyErr_Format(PyExc_OverflowError, "%s has %zd items: at most "
-			     "%d fit the uint16_t count", what, len,
-			     UINT16_MAX);
+		PyErr_Format(PyExc_OverflowError,
+			     "%s has %zd items: at most "
+			     "%d fit the uint16_t count",
+			     what, len, UINT16_MAX);
 		return NULL;
 	}
 	items = PySequence_Fast_ITEMS(seq);
 	for (i = 0; i < len; i++)
 		if (!pv_type_ok(items[i], tp)) {
-			PyErr_Format(PyExc_TypeError, "%s[%zd] must be a %s, "
-				     "not %.100s", what, i, tp->tp_name,
+			PyErr_Format(PyExc_TypeError,
+				     "%s[%zd] must be a %s, "
+				     "not %.100s",
+				     what, i, tp->tp_name,
 				     Py_TYPE(items[i])->tp_name);
 			Py_DECREF(seq);
 			return NULL;
@@ -385,19 +397,16 @@ static struct ibv_sge *mqp_sges(PyObject *lst, uint16_t *n)
 			 sizeof(struct ibv_sge), n);
 }
 
-static struct mlx5dv_mr_interleaved *mqp_interleaved(PyObject *lst,
-						     uint16_t *n)
+static struct mlx5dv_mr_interleaved *mqp_interleaved(PyObject *lst, uint16_t *n)
 {
 	return mqp_array(lst, pv_mlx5_MrInterleaved, "mr_interleaved_lst",
 			 offsetof(struct pv_mlx5_mr_interleaved, mr),
 			 sizeof(struct mlx5dv_mr_interleaved), n);
 }
 
-static PyObject *mqp_wr_set_dc_addr(PyObject *obj, PyObject *args,
-				    PyObject *kw)
+static PyObject *mqp_wr_set_dc_addr(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "ah", "remote_dctn", "remote_dc_key",
-				  NULL };
+	static char *kwlist[] = { "ah", "remote_dctn", "remote_dc_key", NULL };
 	struct mlx5dv_qp_ex *dv;
 	struct ibv_ah *ah;
 	PyObject *aho;
@@ -536,8 +545,10 @@ static PyObject *mqp_wr_mkey_configure(PyObject *obj, PyObject *args,
 					 kwlist, &mko, pv_conv_u8, &num, &co))
 		return NULL;
 	if (!pv_type_ok(co, pv_mlx5_MkeyConfAttr)) {
-		pv_mlx5_arg_type_error("mkey_config", "pyverbs.providers.mlx5."
-				       "mlx5dv_mkey.Mlx5MkeyConfAttr", co);
+		pv_mlx5_arg_type_error("mkey_config",
+				       "pyverbs.providers.mlx5."
+				       "mlx5dv_mkey.Mlx5MkeyConfAttr",
+				       co);
 		return NULL;
 	}
 	if (!(dv = MQP_BATCH(obj, wr_mkey_configure)) ||
@@ -582,9 +593,8 @@ static PyObject *mqp_wr_set_mkey_layout_list(PyObject *obj, PyObject *args,
 	Py_RETURN_NONE;
 }
 
-static PyObject *mqp_wr_set_mkey_layout_interleaved(PyObject *obj,
-						    PyObject *args,
-						    PyObject *kw)
+static PyObject *
+mqp_wr_set_mkey_layout_interleaved(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "repeat_count", "mr_interleaved_lst", NULL };
 	struct mlx5dv_mr_interleaved *data;
@@ -645,8 +655,10 @@ static PyObject *mqp_wr_set_mkey_sig_block(PyObject *obj, PyObject *args,
 					 kwlist, &ao))
 		return NULL;
 	if (!pv_type_ok(ao, pv_mlx5_SigBlockAttr)) {
-		pv_mlx5_arg_type_error("block_attr", "pyverbs.providers.mlx5."
-				       "mlx5dv_mkey.Mlx5SigBlockAttr", ao);
+		pv_mlx5_arg_type_error("block_attr",
+				       "pyverbs.providers.mlx5."
+				       "mlx5dv_mkey.Mlx5SigBlockAttr",
+				       ao);
 		return NULL;
 	}
 	if (!(dv = MQP_BATCH(obj, wr_set_mkey_sig_block)))
@@ -659,7 +671,7 @@ static PyObject *mqp_wr_set_mkey_sig_block(PyObject *obj, PyObject *args,
 static PyObject *mqp_wr_memcpy(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "dest_lkey", "dest_addr", "src_lkey",
-				  "src_addr", "length", NULL };
+				  "src_addr",  "length",    NULL };
 	struct mlx5dv_qp_ex *dv;
 	uint32_t dlkey, slkey;
 	uint64_t daddr, saddr;
@@ -704,182 +716,6 @@ static PyObject *mqp_cancel_posted_send_wrs(PyObject *obj, PyObject *args,
 }
 
 /* ------------------------------------------------------------------ */
-/* Static methods: any open QP / AH                                    */
-/* ------------------------------------------------------------------ */
-
-static struct ibv_qp *any_qp(PyObject *o)
-{
-	if (!pv_type_ok(o, pv.QP)) {
-		pv_mlx5_arg_type_error("qp", "pyverbs.qp.QP", o);
-		return NULL;
-	}
-	if (pv_check_open(PV_OBJ(o)))
-		return NULL;
-	return ((struct pv_qp *)o)->qp;
-}
-
-/* Parse fmt's (qp, value) arguments, value with conv: the QP's ibv_qp, or
- * NULL with the exception. */
-static struct ibv_qp *qp_value_args(PyObject *args, PyObject *kw,
-				    const char *fmt, char **kwlist,
-				    int (*conv)(PyObject *, void *), void *val)
-{
-	PyObject *o;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &o, conv, val))
-		return NULL;
-	return any_qp(o);
-}
-
-static PyObject *mqp_query_lag_port(PyObject *unused, PyObject *args,
-				    PyObject *kw)
-{
-	static char *kwlist[] = { "qp", NULL };
-	uint8_t port = 0, active = 0;
-	struct ibv_qp *qp;
-	PyObject *o;
-	int rc;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:query_lag_port", kwlist,
-					 &o) || !(qp = any_qp(o)))
-		return NULL;
-	rc = mlx5dv_query_qp_lag_port(qp, &port, &active);
-	if (rc)
-		return pv_raise_rc(rc, "mlx5dv_query_qp_lag_port",
-				   "Failed to query QP #%u", qp->qp_num);
-	return Py_BuildValue("(ii)", (int)port, (int)active);
-}
-
-static PyObject *mqp_modify_lag_port(PyObject *unused, PyObject *args,
-				     PyObject *kw)
-{
-	static char *kwlist[] = { "qp", "port_num", NULL };
-	struct ibv_qp *qp;
-	uint8_t port;
-	int rc;
-
-	qp = qp_value_args(args, kw, "OO&:modify_lag_port", kwlist,
-			   pv_conv_u8, &port);
-	if (!qp)
-		return NULL;
-	rc = mlx5dv_modify_qp_lag_port(qp, port);
-	if (rc)
-		return pv_raise_rc(rc, "mlx5dv_modify_qp_lag_port",
-				   "Failed to modify lag of QP #%u",
-				   qp->qp_num);
-	Py_RETURN_NONE;
-}
-
-/* The leaf of an open Mlx5dvSchedLeaf (family mlx5objs) of the QP's
- * Context, NULL for None. */
-static int sched_leaf(PyObject *qp, PyObject *o,
-		      const struct mlx5dv_sched_leaf **out)
-{
-	*out = NULL;
-	if (o == Py_None)
-		return 0;
-	if (!pv_mlx5_sched_leaf_get) {
-		PyErr_SetString(PyExc_NotImplementedError,
-				"Mlx5dvSchedLeaf is not available in this "
-				"pyverbs-c yet");
-		return -1;
-	}
-	*out = pv_mlx5_sched_leaf_get(o);	/* checks type and open */
-	if (!*out || pv_obj_check_in(PV_OBJ(o), pv_obj_root(PV_OBJ(qp)),
-				     "Mlx5dvSchedLeaf", "QP"))
-		return -1;
-	return 0;
-}
-
-static PyObject *mqp_modify_qp_sched_elem(PyObject *unused, PyObject *args,
-					  PyObject *kw)
-{
-	static char *kwlist[] = { "qp", "req_sched_leaf", "resp_sched_leaf",
-				  NULL };
-	const struct mlx5dv_sched_leaf *req, *resp;
-	PyObject *o, *ro = Py_None, *so = Py_None;
-	struct ibv_qp *qp;
-	int rc;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO:modify_qp_sched_elem",
-					 kwlist, &o, &ro, &so) ||
-	    !(qp = any_qp(o)) || sched_leaf(o, ro, &req) ||
-	    sched_leaf(o, so, &resp))
-		return NULL;
-	rc = mlx5dv_modify_qp_sched_elem(qp, req, resp);
-	if (rc)
-		return pv_raise_rc(rc, "mlx5dv_modify_qp_sched_elem",
-				   "Failed to modify QP #%u sched element",
-				   qp->qp_num);
-	Py_RETURN_NONE;
-}
-
-static PyObject *mqp_modify_udp_sport(PyObject *unused, PyObject *args,
-				      PyObject *kw)
-{
-	static char *kwlist[] = { "qp", "udp_sport", NULL };
-	struct ibv_qp *qp;
-	uint16_t sport;
-	int rc;
-
-	qp = qp_value_args(args, kw, "OO&:modify_udp_sport", kwlist,
-			   pv_conv_u16, &sport);
-	if (!qp)
-		return NULL;
-	rc = mlx5dv_modify_qp_udp_sport(qp, sport);
-	if (rc)
-		return pv_raise_rc(rc, "mlx5dv_modify_qp_udp_sport",
-				   "Failed to modify UDP source port of QP #%u",
-				   qp->qp_num);
-	Py_RETURN_NONE;
-}
-
-static PyObject *mqp_map_ah_to_qp(PyObject *unused, PyObject *args,
-				  PyObject *kw)
-{
-	static char *kwlist[] = { "ah", "qp_num", NULL };
-	PyObject *o;
-	uint32_t qpn;
-	int rc;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:map_ah_to_qp", kwlist,
-					 &o, pv_conv_u32, &qpn))
-		return NULL;
-	if (!pv_type_ok(o, pv.AH)) {
-		pv_mlx5_arg_type_error("ah", "pyverbs.addr.AH", o);
-		return NULL;
-	}
-	if (pv_check_open(PV_OBJ(o)))
-		return NULL;
-	rc = mlx5dv_map_ah_to_qp(((struct pv_ah *)o)->ah, qpn);
-	if (rc)
-		return pv_raise_rc(rc, "mlx5dv_map_ah_to_qp",
-				   "Failed to map AH to QP #%u", qpn);
-	Py_RETURN_NONE;
-}
-
-static PyObject *mqp_modify_dci_stream_channel_id(PyObject *unused,
-						  PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "qp", "stream_id", NULL };
-	struct ibv_qp *qp;
-	uint16_t stream;
-	int rc;
-
-	qp = qp_value_args(args, kw, "OO&:modify_dci_stream_channel_id", kwlist,
-			   pv_conv_u16, &stream);
-	if (!qp)
-		return NULL;
-	rc = mlx5dv_dci_stream_id_reset(qp, stream);
-	if (rc)
-		return pv_raise_rc(rc, "mlx5dv_dci_stream_id_reset",
-				   "Failed to reset stream_id #%u for DCI "
-				   "QP#%u",
-				   (unsigned int)stream, qp->qp_num);
-	Py_RETURN_NONE;
-}
-
-/* ------------------------------------------------------------------ */
 /* Type                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -895,16 +731,20 @@ static int mqp_clear(PyObject *obj)
 {
 	inquiry base = PyType_GetSlot(pv.QPEx, Py_tp_clear);
 
-	base(obj);	/* closes first: aborts an open batch */
+	base(obj); /* closes first: aborts an open batch */
 	Py_CLEAR(MQP(obj)->pinned);
 	return 0;
 }
 
-#define MQP_M(name, flags, sig, doc)                                    \
-	{ #name, (PyCFunction)(void (*)(void))mqp_##name, flags,        \
+#define MQP_M(name, flags, sig, doc)                             \
+	{ #name, (PyCFunction)(void (*)(void))mqp_##name, flags, \
+	  #name "(" sig ")\n--\n\n" doc }
+/* the static methods, in qp_static.c */
+#define MQP_S(name, sig, doc)                                    \
+	{ #name, (PyCFunction)(void (*)(void))pv_mlx5_qp_##name, \
+	  METH_VARARGS | METH_KEYWORDS | METH_STATIC,            \
 	  #name "(" sig ")\n--\n\n" doc }
 #define MQP_KW (METH_VARARGS | METH_KEYWORDS)
-#define MQP_ST (METH_VARARGS | METH_KEYWORDS | METH_STATIC)
 
 static PyMethodDef mqp_methods[] = {
 	MQP_M(wr_start, METH_NOARGS, "$self, /",
@@ -929,7 +769,8 @@ static PyMethodDef mqp_methods[] = {
 	MQP_M(wr_mr_list, MQP_KW, "$self, mkey, access_flags, sge_list",
 	      "Configure the indirect mkey over a list of SGEs; wr_flags must "
 	      "include IBV_SEND_INLINE."),
-	MQP_M(wr_mkey_configure, MQP_KW, "$self, mkey, num_setters, "
+	MQP_M(wr_mkey_configure, MQP_KW,
+	      "$self, mkey, num_setters, "
 	      "mkey_config",
 	      "Start configuring mkey; num_setters wr_set_mkey_* calls must "
 	      "follow."),
@@ -946,25 +787,26 @@ static PyMethodDef mqp_methods[] = {
 	MQP_M(wr_set_mkey_sig_block, MQP_KW, "$self, block_attr",
 	      "The block signature (Mlx5SigBlockAttr) of the mkey being "
 	      "configured."),
-	MQP_M(wr_memcpy, MQP_KW, "$self, dest_lkey, dest_addr, src_lkey, "
+	MQP_M(wr_memcpy, MQP_KW,
+	      "$self, dest_lkey, dest_addr, src_lkey, "
 	      "src_addr, length",
 	      "A DMA copy of length bytes by the device."),
 	MQP_M(cancel_posted_send_wrs, MQP_KW, "$self, wr_id",
 	      "Cancel the posted send WRs with wr_id of a QP in SQD; returns "
 	      "how many were cancelled."),
-	MQP_M(query_lag_port, MQP_ST, "qp",
+	MQP_S(query_lag_port, "qp",
 	      "(port_num, active_port_num) of the QP in a LAG."),
-	MQP_M(modify_lag_port, MQP_ST, "qp, port_num",
+	MQP_S(modify_lag_port, "qp, port_num",
 	      "Set the LAG port the QP should use."),
-	MQP_M(modify_qp_sched_elem, MQP_ST,
+	MQP_S(modify_qp_sched_elem,
 	      "qp, req_sched_leaf=None, resp_sched_leaf=None",
 	      "Connect the QP to requestor/responder scheduling leaves "
 	      "(Mlx5dvSchedLeaf)."),
-	MQP_M(modify_udp_sport, MQP_ST, "qp, udp_sport",
+	MQP_S(modify_udp_sport, "qp, udp_sport",
 	      "Set the UDP source port of a QP in RTS."),
-	MQP_M(map_ah_to_qp, MQP_ST, "ah, qp_num",
+	MQP_S(map_ah_to_qp, "ah, qp_num",
 	      "Map the AH's path to the QP qp_num."),
-	MQP_M(modify_dci_stream_channel_id, MQP_ST, "qp, stream_id",
+	MQP_S(modify_dci_stream_channel_id, "qp, stream_id",
 	      "Reset an errored stream of a DCI in RTS."),
 	{ NULL }
 };
@@ -975,10 +817,8 @@ PV_GC_TYPE_SPEC(mqp, MLX5DV_MOD "Mlx5QP", struct mlx5_qp,
 		"a QPInitAttrEx and an Mlx5DVQPInitAttr (or None); its "
 		"mlx5 builders need IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in "
 		"init_attr.comp_mask.",
-		{ Py_tp_init, mqp_init },
-		{ Py_tp_methods, mqp_methods },
-		{ Py_tp_traverse, mqp_traverse },
-		{ Py_tp_clear, mqp_clear },);
+		{ Py_tp_init, mqp_init }, { Py_tp_methods, mqp_methods },
+		{ Py_tp_traverse, mqp_traverse }, { Py_tp_clear, mqp_clear }, );
 
 int pv_mlx5_qp_init_types(PyObject *m)
 {

@@ -33,8 +33,7 @@ static PyObject *streams_to_dict(const struct mlx5dv_dci_streams *s)
  * does), or as attributes of any object (upstream's Mlx5DVDCInitAttr reads
  * them so from its dci_streams argument).
  */
-static int streams_read(PyObject *v, struct mlx5dv_dci_streams *s,
-			int mapping)
+static int streams_read(PyObject *v, struct mlx5dv_dci_streams *s, int mapping)
 {
 	static const char *const keys[] = { "log_num_concurent",
 					    "log_num_errored" };
@@ -49,16 +48,18 @@ static int streams_read(PyObject *v, struct mlx5dv_dci_streams *s,
 	}
 	for (i = 0; i < 2; i++) {
 		PyObject *x = mapping ? PyMapping_GetItemString(v, keys[i]) :
-			PyObject_GetAttrString(v, keys[i]);
+					PyObject_GetAttrString(v, keys[i]);
 		uint64_t u;
 		int rc;
 
 		if (!x) {
 			if (mapping && PyErr_ExceptionMatches(PyExc_KeyError)) {
 				PyErr_Clear();
-				PyErr_Format(PyExc_ValueError, "No value "
+				PyErr_Format(PyExc_ValueError,
+					     "No value "
 					     "specified for struct attribute "
-					     "'%s'", keys[i]);
+					     "'%s'",
+					     keys[i]);
 			}
 			return -1;
 		}
@@ -112,7 +113,7 @@ PV_DATA_SPEC(dci_streams, "pyverbs.providers.mlx5.mlx5dv.Mlx5DCIStreamInitAttr",
 	     "The DCI streams of a DC QP (struct mlx5dv_dci_streams): "
 	     "log2 of the stream channels and of the errored ones "
 	     "before the DCI moves to error.",
-	     { Py_tp_init, dci_streams_init },);
+	     { Py_tp_init, dci_streams_init }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DVDCInitAttr                                                    */
@@ -183,7 +184,7 @@ PV_DATA_SPEC(dc_init_attr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVDCInitAttr",
 	     "The DC part of an mlx5 QP's init attributes (struct "
 	     "mlx5dv_dc_init_attr).  dct_access_key and dci_streams "
 	     "share their memory, as in C.",
-	     { Py_tp_init, dc_init_attr_init },);
+	     { Py_tp_init, dc_init_attr_init }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DVQPInitAttr                                                    */
@@ -258,7 +259,7 @@ PV_DATA_SPEC(qp_init_attr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVQPInitAttr",
 	     "is copied, then the DCI streams when comp_mask has "
 	     "MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS, else the DCT "
 	     "access key.",
-	     { Py_tp_init, qp_init_attr_init },);
+	     { Py_tp_init, qp_init_attr_init }, );
 
 int pv_mlx5_qp_attr_init_types(PyObject *m)
 {

@@ -27,15 +27,15 @@ static PyTypeObject *attr_type, *node_type, *leaf_type;
 
 struct sched_attr {
 	PyObject_HEAD
-	struct mlx5dv_sched_attr attr;	/* parent filled at use */
-	PyObject *parent;		/* Mlx5dvSchedNode or NULL */
+	struct mlx5dv_sched_attr attr; /* parent filled at use */
+	PyObject *parent;	       /* Mlx5dvSchedNode or NULL */
 };
 
 /* The libmlx5 calls and words of a node or a leaf: create returns NULL
  * and sets errno, modify and destroy return an errno value. */
 struct sched_kind {
-	const char *name;	/* the Python class */
-	const char *what;	/* "sched node" */
+	const char *name; /* the Python class */
+	const char *what; /* "sched node" */
 	void *(*create)(struct ibv_context *ctx,
 			const struct mlx5dv_sched_attr *attr);
 	int (*modify)(void *elem, const struct mlx5dv_sched_attr *attr);
@@ -46,39 +46,49 @@ struct sched_kind {
 /* parents[0] is the Context, parents[1] the parent node if any */
 struct sched_elem {
 	struct pv_obj obj;
-	void *handle;		/* struct mlx5dv_sched_node / _leaf */
+	void *handle; /* struct mlx5dv_sched_node / _leaf */
 	const struct sched_kind *kind;
-	PyObject *attr;		/* the Mlx5dvSchedAttr */
+	PyObject *attr; /* the Mlx5dvSchedAttr */
 };
 
 /* The typed libmlx5 calls of a node or a leaf, on void * handles. */
-#define SCHED_CALLS(k)                                                  \
-	static void *k##_create(struct ibv_context *ctx,                \
-				const struct mlx5dv_sched_attr *attr)   \
-	{                                                               \
-		return mlx5dv_sched_##k##_create(ctx, attr);            \
-	}                                                               \
+#define SCHED_CALLS(k)                                                       \
+	static void *k##_create(struct ibv_context *ctx,                     \
+				const struct mlx5dv_sched_attr *attr)        \
+	{                                                                    \
+		return mlx5dv_sched_##k##_create(ctx, attr);                 \
+	}                                                                    \
 	static int k##_modify(void *h, const struct mlx5dv_sched_attr *attr) \
-	{                                                               \
-		return mlx5dv_sched_##k##_modify(h, attr);              \
-	}                                                               \
-	static int k##_destroy(void *h)                                 \
-	{                                                               \
-		return mlx5dv_sched_##k##_destroy(h);                   \
+	{                                                                    \
+		return mlx5dv_sched_##k##_modify(h, attr);                   \
+	}                                                                    \
+	static int k##_destroy(void *h)                                      \
+	{                                                                    \
+		return mlx5dv_sched_##k##_destroy(h);                        \
 	}
 
 SCHED_CALLS(node)
 SCHED_CALLS(leaf)
 
 static const struct sched_kind node_kind = {
-	"Mlx5dvSchedNode", "sched node", node_create, node_modify,
-	node_destroy, "mlx5dv_sched_node_create", "mlx5dv_sched_node_modify",
+	"Mlx5dvSchedNode",
+	"sched node",
+	node_create,
+	node_modify,
+	node_destroy,
+	"mlx5dv_sched_node_create",
+	"mlx5dv_sched_node_modify",
 	"mlx5dv_sched_node_destroy",
 };
 
 static const struct sched_kind leaf_kind = {
-	"Mlx5dvSchedLeaf", "sched leaf", leaf_create, leaf_modify,
-	leaf_destroy, "mlx5dv_sched_leaf_create", "mlx5dv_sched_leaf_modify",
+	"Mlx5dvSchedLeaf",
+	"sched leaf",
+	leaf_create,
+	leaf_modify,
+	leaf_destroy,
+	"mlx5dv_sched_leaf_create",
+	"mlx5dv_sched_leaf_modify",
 	"mlx5dv_sched_leaf_destroy",
 };
 
@@ -95,21 +105,22 @@ static const struct pv_field attr_fields[] = {
 static int attr_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "parent_sched_node", "bw_share",
-				  "max_avg_bw", "flags", "comp_mask", NULL };
+				  "max_avg_bw",	       "flags",
+				  "comp_mask",	       NULL };
 	struct sched_attr *self = (struct sched_attr *)obj;
 	PyObject *parent = Py_None;
 	uint32_t bw_share = 0, max_avg_bw = 0, flags = 0;
 	uint64_t comp_mask = 0;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO&O&O&O&:Mlx5dvSchedAttr",
-					 kwlist, &parent,
-					 pv_conv_u32, &bw_share,
-					 pv_conv_u32, &max_avg_bw,
-					 pv_conv_u32, &flags,
-					 pv_conv_u64, &comp_mask))
+					 kwlist, &parent, pv_conv_u32,
+					 &bw_share, pv_conv_u32, &max_avg_bw,
+					 pv_conv_u32, &flags, pv_conv_u64,
+					 &comp_mask))
 		return -1;
 	if (parent != Py_None && !pv_type_ok(parent, node_type)) {
-		PyErr_Format(PyExc_TypeError, "parent_sched_node must be a "
+		PyErr_Format(PyExc_TypeError,
+			     "parent_sched_node must be a "
 			     "Mlx5dvSchedNode or None, not %.100s",
 			     Py_TYPE(parent)->tp_name);
 		return -1;
@@ -131,7 +142,8 @@ static int attr_get(PyObject *o, struct pv_obj *ctx,
 	struct sched_attr *a = (struct sched_attr *)o;
 
 	if (!pv_type_ok(o, attr_type)) {
-		PyErr_Format(PyExc_TypeError, "sched_attr must be a "
+		PyErr_Format(PyExc_TypeError,
+			     "sched_attr must be a "
 			     "Mlx5dvSchedAttr, not %.100s",
 			     Py_TYPE(o)->tp_name);
 		return -1;
@@ -166,10 +178,8 @@ PV_GC_TYPE_SPEC(attr, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedAttr",
 		"The attributes of a scheduling element (struct "
 		"mlx5dv_sched_attr); parent_sched_node None for the "
 		"root.",
-		{ Py_tp_new, PyType_GenericNew },
-		{ Py_tp_init, attr_init },
-		PV_OSLOTS_GC_SLOTS(attr),
-		{ Py_tp_getset, NULL },);
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, attr_init },
+		PV_OSLOTS_GC_SLOTS(attr), { Py_tp_getset, NULL }, );
 
 /* ---- Mlx5dvSchedNode, Mlx5dvSchedLeaf ---- */
 
@@ -180,7 +190,7 @@ static int elem_destroy(struct pv_obj *o)
 
 	if (!self->handle)
 		return 0;
-	rc = self->kind->destroy(self->handle);	/* errno value */
+	rc = self->kind->destroy(self->handle); /* errno value */
 	if (rc) {
 		pv_raise_rc(rc, self->kind->destroy_fn,
 			    "Failed to destroy a %s", self->kind->what);
@@ -242,8 +252,9 @@ static PyObject *elem_modify(PyObject *obj, PyObject *args, PyObject *kw)
 	PyObject *attro;
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:modify", kwlist, &attro)
-	    || pv_check_open(&self->obj) ||
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:modify", kwlist,
+					 &attro) ||
+	    pv_check_open(&self->obj) ||
 	    attr_get(attro, pv_obj_root(&self->obj), &attr, &parent))
 		return NULL;
 	rc = self->kind->modify(self->handle, &attr);
@@ -260,8 +271,10 @@ struct mlx5dv_sched_leaf *pv_mlx5_sched_leaf_get(PyObject *obj)
 	struct sched_elem *self = (struct sched_elem *)obj;
 
 	if (!pv_type_ok(obj, leaf_type)) {
-		PyErr_Format(PyExc_TypeError, "expected a Mlx5dvSchedLeaf, "
-			     "not %.100s", Py_TYPE(obj)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "expected a Mlx5dvSchedLeaf, "
+			     "not %.100s",
+			     Py_TYPE(obj)->tp_name);
 		return NULL;
 	}
 	if (pv_check_open(&self->obj))
@@ -303,8 +316,8 @@ static PyMethodDef elem_methods[] = {
 };
 
 static PyGetSetDef elem_getset[] = {
-	{ "sched_attr", elem_get_attr, NULL,
-	  "The element's Mlx5dvSchedAttr.", NULL },
+	{ "sched_attr", elem_get_attr, NULL, "The element's Mlx5dvSchedAttr.",
+	  NULL },
 	{ "bw_share", elem_get_attr, NULL, "The attribute's bw_share.",
 	  "bw_share" },
 	{ "max_avg_bw", elem_get_attr, NULL, "The attribute's max_avg_bw.",
@@ -320,22 +333,20 @@ PV_GC_TYPE_SPEC(node, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedNode",
 		"Mlx5dvSchedNode(context, sched_attr)\n--\n\n"
 		"A scheduling node (mlx5dv_sched_node_create), a child "
 		"of its Context and of its parent node.",
-		{ Py_tp_init, elem_init },
-		{ Py_tp_methods, elem_methods },
+		{ Py_tp_init, elem_init }, { Py_tp_methods, elem_methods },
 		{ Py_tp_getset, elem_getset },
 		{ Py_tp_traverse, elem_traverse },
-		{ Py_tp_clear, elem_clear },);
+		{ Py_tp_clear, elem_clear }, );
 
 PV_GC_TYPE_SPEC(leaf, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedLeaf",
 		struct sched_elem,
 		"Mlx5dvSchedLeaf(context, sched_attr)\n--\n\n"
 		"A scheduling leaf (mlx5dv_sched_leaf_create), to which "
 		"QPs connect (Mlx5QP.modify_qp_sched_elem).",
-		{ Py_tp_init, elem_init },
-		{ Py_tp_methods, elem_methods },
+		{ Py_tp_init, elem_init }, { Py_tp_methods, elem_methods },
 		{ Py_tp_getset, elem_getset },
 		{ Py_tp_traverse, elem_traverse },
-		{ Py_tp_clear, elem_clear },);
+		{ Py_tp_clear, elem_clear }, );
 
 int pv_mlx5_sched_init_types(PyObject *m)
 {

@@ -27,7 +27,7 @@ static struct pv_context *res_ctx(PyObject *o)
 /* ---- Mlx5VAR ---- */
 
 struct mlx5_var {
-	struct pv_obj obj;	/* parents[0]: the Context */
+	struct pv_obj obj; /* parents[0]: the Context */
 	struct mlx5dv_var *var;
 };
 
@@ -61,7 +61,7 @@ static int var_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!ctx)
 		return -1;
 	pv_obj_setup(&self->obj, var_destroy);
-	self->var = mlx5dv_alloc_var(ctx->ctx, flags);	/* NULL, errno */
+	self->var = mlx5dv_alloc_var(ctx->ctx, flags); /* NULL, errno */
 	if (!self->var) {
 		pv_raise_errno("mlx5dv_alloc_var", "Failed to allocate VAR");
 		return -1;
@@ -95,8 +95,7 @@ static PyObject *var_get(PyObject *obj, void *closure)
 static PyGetSetDef var_getset[] = {
 	{ "page_id", var_get, NULL, "The VAR's page id.", (void *)0 },
 	{ "length", var_get, NULL, "The VAR's length.", (void *)1 },
-	{ "mmap_off", var_get, NULL, "The mmap offset of the VAR.",
-	  (void *)2 },
+	{ "mmap_off", var_get, NULL, "The mmap offset of the VAR.", (void *)2 },
 	{ "comp_mask", var_get, NULL, "The VAR's comp_mask.", (void *)3 },
 	{ NULL }
 };
@@ -104,14 +103,13 @@ static PyGetSetDef var_getset[] = {
 PV_GC_TYPE_SPEC(var, "pyverbs.providers.mlx5.mlx5dv.Mlx5VAR", struct mlx5_var,
 		"Mlx5VAR(context, flags=0)\n--\n\n"
 		"A virtio access region (mlx5dv_alloc_var).",
-		{ Py_tp_init, var_init },
-		{ Py_tp_getset, var_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, var_init }, { Py_tp_getset, var_getset },
+		PV_CM_SLOTS, );
 
 /* ---- Mlx5PP ---- */
 
 struct mlx5_pp {
-	struct pv_obj obj;	/* parents[0]: the Context */
+	struct pv_obj obj; /* parents[0]: the Context */
 	struct mlx5dv_pp *pp;
 };
 
@@ -144,7 +142,7 @@ static int pp_init(PyObject *obj, PyObject *args, PyObject *kw)
 	ctx = res_ctx(ctxo);
 	if (!ctx)
 		return -1;
-	pp = pv_mlx5_mailbox_in(ppo);	/* bytes(pp_context) */
+	pp = pv_mlx5_mailbox_in(ppo); /* bytes(pp_context) */
 	if (!pp)
 		return -1;
 	pv_obj_setup(&self->obj, pp_destroy);
@@ -174,24 +172,21 @@ static PyObject *pp_get_index(PyObject *obj, void *closure)
 	return PyLong_FromUnsignedLong(self->pp->index);
 }
 
-static PyGetSetDef pp_getset[] = {
-	{ "index", pp_get_index, NULL, "The packet pacing entry's index.",
-	  NULL },
-	{ NULL }
-};
+static PyGetSetDef pp_getset[] = { { "index", pp_get_index, NULL,
+				     "The packet pacing entry's index.", NULL },
+				   { NULL } };
 
 PV_GC_TYPE_SPEC(pp, "pyverbs.providers.mlx5.mlx5dv.Mlx5PP", struct mlx5_pp,
 		"Mlx5PP(context, pp_context, flags=0)\n--\n\n"
 		"A packet pacing entry (mlx5dv_pp_alloc); pp_context is "
 		"its PRM context (bytes or an object with __bytes__).",
-		{ Py_tp_init, pp_init },
-		{ Py_tp_getset, pp_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, pp_init }, { Py_tp_getset, pp_getset },
+		PV_CM_SLOTS, );
 
 /* ---- Mlx5UAR ---- */
 
 struct mlx5_uar {
-	struct pv_obj obj;	/* parents[0]: the Context */
+	struct pv_obj obj; /* parents[0]: the Context */
 	struct mlx5dv_devx_uar *uar;
 };
 
@@ -268,8 +263,7 @@ static PyGetSetDef uar_getset[] = {
 	{ "base_addr", uar_get, NULL, "Base address of the UAR page.",
 	  (void *)1 },
 	{ "page_id", uar_get, NULL, "The UAR's page id.", (void *)2 },
-	{ "mmap_off", uar_get, NULL, "The mmap offset of the UAR.",
-	  (void *)3 },
+	{ "mmap_off", uar_get, NULL, "The mmap offset of the UAR.", (void *)3 },
 	{ "comp_mask", uar_get, NULL, "The UAR's comp_mask.", (void *)4 },
 	{ "uar", uar_get, NULL, "Address of the struct mlx5dv_devx_uar.",
 	  (void *)5 },
@@ -279,9 +273,8 @@ static PyGetSetDef uar_getset[] = {
 PV_GC_TYPE_SPEC(uar, "pyverbs.providers.mlx5.mlx5dv.Mlx5UAR", struct mlx5_uar,
 		"Mlx5UAR(context, flags=0)\n--\n\n"
 		"A DevX user access region (mlx5dv_devx_alloc_uar).",
-		{ Py_tp_init, uar_init },
-		{ Py_tp_getset, uar_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, uar_init }, { Py_tp_getset, uar_getset },
+		PV_CM_SLOTS, );
 
 int pv_mlx5_uar_init_types(PyObject *m)
 {

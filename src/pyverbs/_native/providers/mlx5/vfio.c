@@ -22,14 +22,13 @@ static PyTypeObject *vattr_type, *vctx_type;
 
 struct vfio_attr {
 	PyObject_HEAD
-	struct mlx5dv_vfio_context_attr attr;	/* pci_name: in pci_name */
-	PyObject *pci_name;	/* bytes (NUL-terminated), or NULL */
+	struct mlx5dv_vfio_context_attr attr; /* pci_name: in pci_name */
+	PyObject *pci_name; /* bytes (NUL-terminated), or NULL */
 };
 
 static const struct pv_field vattr_fields[] = {
 	PV_FIELD(struct vfio_attr, attr.flags, "flags"),
-	PV_FIELD(struct vfio_attr, attr.comp_mask, "comp_mask"),
-	PV_FIELD_END
+	PV_FIELD(struct vfio_attr, attr.comp_mask, "comp_mask"), PV_FIELD_END
 };
 
 /* pci_name = v: a str without NUL (upstream encodes it). 0 or -1. */
@@ -41,8 +40,10 @@ static int vattr_set_pci_name(PyObject *obj, PyObject *v, void *closure)
 	if (pv_refuse_delete(v, "pci_name"))
 		return -1;
 	if (!PyUnicode_Check(v)) {
-		PyErr_Format(PyExc_TypeError, "pci_name must be str, not "
-			     "%.100s", Py_TYPE(v)->tp_name);
+		PyErr_Format(PyExc_TypeError,
+			     "pci_name must be str, not "
+			     "%.100s",
+			     Py_TYPE(v)->tp_name);
 		return -1;
 	}
 	b = PyUnicode_AsUTF8String(v);
@@ -67,8 +68,7 @@ static PyObject *vattr_get_pci_name(PyObject *obj, void *closure)
 
 static PyGetSetDef vattr_extra[] = {
 	{ "pci_name", vattr_get_pci_name, vattr_set_pci_name,
-	  "The PCI name of the function (set as str, read as bytes).",
-	  NULL },
+	  "The PCI name of the function (set as str, read as bytes).", NULL },
 	{ NULL }
 };
 
@@ -100,10 +100,8 @@ PV_TYPE_SPEC(vattr, "pyverbs.providers.mlx5.mlx5_vfio.Mlx5VfioAttr",
 	     "Which VFIO device to open (struct "
 	     "mlx5dv_vfio_context_attr): the PCI name "
 	     "('0000:08:00.0') and MLX5DV_VFIO_CTX_FLAGS_*.",
-	     { Py_tp_new, PyType_GenericNew },
-	     { Py_tp_init, vattr_init },
-	     { Py_tp_dealloc, vattr_dealloc },
-	     { Py_tp_getset, NULL },);
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, vattr_init },
+	     { Py_tp_dealloc, vattr_dealloc }, { Py_tp_getset, NULL }, );
 
 /* ---- Mlx5VfioContext ---- */
 
@@ -122,8 +120,8 @@ static int vctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyObject_TypeCheck(attr, vattr_type)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'attr' has incorrect type (expected "
-			     "%s, got %.200s)", vattr_spec.name,
-			     Py_TYPE(attr)->tp_name);
+			     "%s, got %.200s)",
+			     vattr_spec.name, Py_TYPE(attr)->tp_name);
 		return -1;
 	}
 	va = (struct vfio_attr *)attr;
@@ -144,7 +142,7 @@ static int vctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	a = va->attr;
 	a.pci_name = PyBytes_AS_STRING(va->pci_name);
 	errno = 0;
-	list = mlx5dv_get_vfio_device_list(&a);	/* NULL, errno */
+	list = mlx5dv_get_vfio_device_list(&a); /* NULL, errno */
 	if (!list) {
 		pv_raise_code(errno, "mlx5dv_get_vfio_device_list",
 			      "Failed to get VFIO device list");
@@ -156,7 +154,7 @@ static int vctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 			      "Failed to get VFIO device");
 		return -1;
 	}
-	self->ctx = ibv_open_device(list[0]);	/* NULL, errno */
+	self->ctx = ibv_open_device(list[0]); /* NULL, errno */
 	if (!self->ctx)
 		pv_raise_errno("ibv_open_device",
 			       "Failed to open mlx5 VFIO device (%s)",
@@ -175,7 +173,7 @@ static PyObject *vctx_get_events_fd(PyObject *obj, PyObject *unused)
 
 	if (pv_check_open(&self->obj))
 		return NULL;
-	fd = mlx5dv_vfio_get_events_fd(self->ctx);	/* fd or -errno */
+	fd = mlx5dv_vfio_get_events_fd(self->ctx); /* fd or -errno */
 	if (fd < 0)
 		return pv_raise_rc(-fd, "mlx5dv_vfio_get_events_fd",
 				   "Failed to get VFIO events FD");
@@ -189,7 +187,7 @@ static PyObject *vctx_process_events(PyObject *obj, PyObject *unused)
 
 	if (pv_check_open(&self->obj))
 		return NULL;
-	rc = mlx5dv_vfio_process_events(self->ctx);	/* errno */
+	rc = mlx5dv_vfio_process_events(self->ctx); /* errno */
 	if (rc)
 		return pv_raise_rc(rc, "mlx5dv_vfio_process_events",
 				   "VFIO process events failed");
@@ -213,8 +211,7 @@ PV_TYPE_SPEC(vctx, "pyverbs.providers.mlx5.mlx5_vfio.Mlx5VfioContext",
 	     "Mlx5VfioContext(attr)\n--\n\n"
 	     "An mlx5 context over the VFIO device that the "
 	     "Mlx5VfioAttr attr names.",
-	     { Py_tp_init, vctx_init },
-	     { Py_tp_methods, vctx_methods },);
+	     { Py_tp_init, vctx_init }, { Py_tp_methods, vctx_methods }, );
 
 int pv_mlx5_vfio_init_types(PyObject *m)
 {

@@ -42,7 +42,7 @@ struct wqe_seg {
 		struct mlx5_wqe_ctrl_seg ctrl;
 		struct mlx5_wqe_data_seg data;
 	} seg;
-	size_t size;		/* 0 for the abstract WqeSeg */
+	size_t size; /* 0 for the abstract WqeSeg */
 };
 
 static int seg_destroy(struct pv_obj *o)
@@ -57,7 +57,7 @@ static PyObject *seg_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	if (!self)
 		return NULL;
 	pv_obj_setup(&self->obj, seg_destroy);
-	pv_obj_opened(&self->obj);	/* usable even if __init__ is skipped */
+	pv_obj_opened(&self->obj); /* usable even if __init__ is skipped */
 	if (pv_type_ok((PyObject *)self, ctrl_seg_type))
 		self->size = sizeof(self->seg.ctrl);
 	else if (pv_type_ok((PyObject *)self, data_seg_type))
@@ -119,9 +119,8 @@ static PyMethodDef seg_methods[] = {
 PV_GC_TYPE_SPEC(seg, "pyverbs.providers.mlx5.mlx5dv.WqeSeg", struct wqe_seg,
 		"WqeSeg()\n--\n\n"
 		"The base of the WQE segments (abstract: sizeof() is 0).",
-		{ Py_tp_new, seg_new },
-		{ Py_tp_methods, seg_methods },
-		PV_CM_SLOTS,);
+		{ Py_tp_new, seg_new }, { Py_tp_methods, seg_methods },
+		PV_CM_SLOTS, );
 
 /*
  * The big-endian fields of the segments: one getter and one setter walk
@@ -129,7 +128,7 @@ PV_GC_TYPE_SPEC(seg, "pyverbs.providers.mlx5.mlx5dv.WqeSeg", struct wqe_seg,
  * swapping but share the range check.
  */
 struct seg_field {
-	Py_ssize_t offset;	/* in struct wqe_seg */
+	Py_ssize_t offset; /* in struct wqe_seg */
 	unsigned char bits;
 };
 
@@ -193,8 +192,8 @@ static int seg_field_set(PyObject *obj, PyObject *value, void *closure)
 
 	if (pv_refuse_delete(value, "a segment field") ||
 	    pv_check_open(&self->obj) ||
-	    pv_to_u64(value, f->bits == 64 ? UINT64_MAX :
-			     (1ULL << f->bits) - 1, &v, "value"))
+	    pv_to_u64(value, f->bits == 64 ? UINT64_MAX : (1ULL << f->bits) - 1,
+		      &v, "value"))
 		return -1;
 	if (f->bits == 8) {
 		*(uint8_t *)p = (uint8_t)v;
@@ -215,19 +214,19 @@ static int seg_field_set(PyObject *obj, PyObject *value, void *closure)
 static int ctrl_set(struct wqe_seg *self, PyObject *args, PyObject *kw,
 		    const char *fmt)
 {
-	static char *kwlist[] = { "pi", "opcode", "opmod", "qp_num",
-				  "fm_ce_se", "ds", "signature", "imm", NULL };
+	static char *kwlist[] = { "pi",	       "opcode",   "opmod",
+				  "qp_num",    "fm_ce_se", "ds",
+				  "signature", "imm",	   NULL };
 	uint16_t pi = 0;
 	uint8_t opcode = 0, opmod = 0, fm_ce_se = 0, ds = 0, signature = 0;
 	uint32_t qp_num = 0, imm = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist,
-					 pv_conv_u16, &pi, pv_conv_u8, &opcode,
-					 pv_conv_u8, &opmod,
-					 pv_conv_u32, &qp_num,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u16,
+					 &pi, pv_conv_u8, &opcode, pv_conv_u8,
+					 &opmod, pv_conv_u32, &qp_num,
 					 pv_conv_u8, &fm_ce_se, pv_conv_u8, &ds,
-					 pv_conv_u8, &signature,
-					 pv_conv_u32, &imm) ||
+					 pv_conv_u8, &signature, pv_conv_u32,
+					 &imm) ||
 	    pv_check_open(&self->obj))
 		return -1;
 	mlx5dv_set_ctrl_seg(&self->seg.ctrl, pi, opcode, opmod, qp_num,
@@ -241,8 +240,7 @@ static int ctrl_init(PyObject *obj, PyObject *args, PyObject *kw)
 			"|O&O&O&O&O&O&O&O&:WqeCtrlSeg");
 }
 
-static PyObject *ctrl_set_ctrl_seg(PyObject *obj, PyObject *args,
-				   PyObject *kw)
+static PyObject *ctrl_set_ctrl_seg(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	if (ctrl_set((struct wqe_seg *)obj, args, kw,
 		     "O&O&O&O&O&O&O&O&:set_ctrl_seg"))
@@ -275,8 +273,8 @@ static PyGetSetDef ctrl_getset[] = {
 	{ "fm_ce_se", seg_field_get, seg_field_set,
 	  "Fence mode, completion and solicited-event flags.",
 	  (void *)&ctrl_fields[3] },
-	{ "imm", seg_field_get, seg_field_set,
-	  "Immediate data (host order).", (void *)&ctrl_fields[4] },
+	{ "imm", seg_field_get, seg_field_set, "Immediate data (host order).",
+	  (void *)&ctrl_fields[4] },
 	{ NULL }
 };
 
@@ -286,10 +284,8 @@ PV_GC_TYPE_SPEC(ctrl, "pyverbs.providers.mlx5.mlx5dv.WqeCtrlSeg",
 		"fm_ce_se=0, ds=0, signature=0, imm=0)\n--\n\n"
 		"A WQE control segment (struct mlx5_wqe_ctrl_seg) filled "
 		"by mlx5dv_set_ctrl_seg.",
-		{ Py_tp_init, ctrl_init },
-		{ Py_tp_methods, ctrl_methods },
-		{ Py_tp_getset, ctrl_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, ctrl_init }, { Py_tp_methods, ctrl_methods },
+		{ Py_tp_getset, ctrl_getset }, PV_CM_SLOTS, );
 
 /* ---- WqeDataSeg ---- */
 
@@ -300,9 +296,8 @@ static int data_set(struct wqe_seg *self, PyObject *args, PyObject *kw,
 	uint32_t length = 0, lkey = 0;
 	uint64_t addr = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist,
-					 pv_conv_u32, &length,
-					 pv_conv_u32, &lkey,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, pv_conv_u32,
+					 &length, pv_conv_u32, &lkey,
 					 pv_conv_u64, &addr) ||
 	    pv_check_open(&self->obj))
 		return -1;
@@ -312,15 +307,12 @@ static int data_set(struct wqe_seg *self, PyObject *args, PyObject *kw,
 
 static int data_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	return data_set((struct wqe_seg *)obj, args, kw,
-			"|O&O&O&:WqeDataSeg");
+	return data_set((struct wqe_seg *)obj, args, kw, "|O&O&O&:WqeDataSeg");
 }
 
-static PyObject *data_set_data_seg(PyObject *obj, PyObject *args,
-				   PyObject *kw)
+static PyObject *data_set_data_seg(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	if (data_set((struct wqe_seg *)obj, args, kw,
-		     "O&O&O&:set_data_seg"))
+	if (data_set((struct wqe_seg *)obj, args, kw, "O&O&O&:set_data_seg"))
 		return NULL;
 	Py_RETURN_NONE;
 }
@@ -352,10 +344,8 @@ PV_GC_TYPE_SPEC(data, "pyverbs.providers.mlx5.mlx5dv.WqeDataSeg",
 		"WqeDataSeg(length=0, lkey=0, addr=0)\n--\n\n"
 		"A WQE data segment (struct mlx5_wqe_data_seg) filled by "
 		"mlx5dv_set_data_seg.",
-		{ Py_tp_init, data_init },
-		{ Py_tp_methods, data_methods },
-		{ Py_tp_getset, data_getset },
-		PV_CM_SLOTS,);
+		{ Py_tp_init, data_init }, { Py_tp_methods, data_methods },
+		{ Py_tp_getset, data_getset }, PV_CM_SLOTS, );
 
 /* ------------------------------------------------------------------ */
 /* Wqe                                                                 */
@@ -369,8 +359,8 @@ PV_GC_TYPE_SPEC(data, "pyverbs.providers.mlx5.mlx5dv.WqeDataSeg",
  */
 struct wqe {
 	struct pv_obj obj;
-	PyObject *segments;	/* list or tuple of them, for __str__ */
-	char *buf;		/* ours, or NULL */
+	PyObject *segments; /* list or tuple of them, for __str__ */
+	char *buf;	    /* ours, or NULL */
 	uint64_t addr;
 };
 
@@ -430,8 +420,8 @@ static int wqe_init(PyObject *obj, PyObject *args, PyObject *kw)
 			if (b && PyBytes_GET_SIZE(b) != len) {
 				PyErr_Format(PyExc_ValueError,
 					     "segment %zd: len() is %zd but "
-					     "bytes() has %zd", i, len,
-					     PyBytes_GET_SIZE(b));
+					     "bytes() has %zd",
+					     i, len, PyBytes_GET_SIZE(b));
 				Py_CLEAR(b);
 			}
 		}
@@ -454,13 +444,14 @@ static int wqe_init(PyObject *obj, PyObject *args, PyObject *kw)
 		Py_ssize_t len = PyBytes_GET_SIZE(b);
 
 		if (self->buf)
-			memcpy((char *)(uintptr_t)at, PyBytes_AS_STRING(b), len);
+			memcpy((char *)(uintptr_t)at, PyBytes_AS_STRING(b),
+			       len);
 		else if (pv_write_mem(at, PyBytes_AS_STRING(b), len))
 			goto out;
 		at += len;
 	}
 	self->addr = addr;
-	Py_INCREF(fast);	/* segs itself when a list or tuple */
+	Py_INCREF(fast); /* segs itself when a list or tuple */
 	Py_XSETREF(self->segments, fast);
 	pv_obj_opened(&self->obj);
 	rc = 0;
@@ -496,9 +487,9 @@ static PyObject *wqe_str(PyObject *obj)
 	n = PySequence_Fast_GET_SIZE(fast);
 	for (i = 0; acc && i < n; i++) {
 		PyObject *s = PySequence_Fast_GET_ITEM(fast, i);
-		PyObject *part = PyUnicode_FromFormat(
-			"Segment type %R #%zd:\n%S", (PyObject *)Py_TYPE(s), i,
-			s);
+		PyObject *part =
+			PyUnicode_FromFormat("Segment type %R #%zd:\n%S",
+					     (PyObject *)Py_TYPE(s), i, s);
 
 		if (!part) {
 			Py_CLEAR(acc);
@@ -523,11 +514,9 @@ static int wqe_clear(PyObject *obj)
 	return 0;
 }
 
-static PyGetSetDef wqe_getset[] = {
-	{ "address", wqe_get_address, NULL,
-	  "The address of the WQE's bytes.", NULL },
-	{ NULL }
-};
+static PyGetSetDef wqe_getset[] = { { "address", wqe_get_address, NULL,
+				      "The address of the WQE's bytes.", NULL },
+				    { NULL } };
 
 PV_GC_TYPE_SPEC(wqe, "pyverbs.providers.mlx5.mlx5dv.Wqe", struct wqe,
 		"Wqe(segments, addr=0)\n--\n\n"
@@ -535,11 +524,9 @@ PV_GC_TYPE_SPEC(wqe, "pyverbs.providers.mlx5.mlx5dv.Wqe", struct wqe,
 		"the device's format), copied one after the other into a "
 		"buffer of pyverbs, or to the raw address addr when given "
 		"(an unwritable address raises PyverbsUserError).",
-		{ Py_tp_init, wqe_init },
-		{ Py_tp_getset, wqe_getset },
-		{ Py_tp_str, wqe_str },
-		{ Py_tp_traverse, wqe_traverse },
-		{ Py_tp_clear, wqe_clear },);
+		{ Py_tp_init, wqe_init }, { Py_tp_getset, wqe_getset },
+		{ Py_tp_str, wqe_str }, { Py_tp_traverse, wqe_traverse },
+		{ Py_tp_clear, wqe_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5Cqe64                                                           */
@@ -559,7 +546,8 @@ static int cqe64_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return PyArg_ParseTupleAndKeywords(args, kw, "O&:Mlx5Cqe64", kwlist,
 					   pv_conv_u64,
 					   &((struct cqe64 *)obj)->addr) ?
-		       0 : -1;
+		       0 :
+		       -1;
 }
 
 static int cqe64_read(PyObject *obj, struct mlx5_cqe64 *cqe)
@@ -594,9 +582,17 @@ static PyObject *cqe64_is_empty(PyObject *obj, PyObject *unused)
 }
 
 enum {
-	CQE_OWNER, CQE_SE, CQE_FORMAT, CQE_OPCODE, CQE_IMM_INVAL_PKEY,
-	CQE_WQE_ID, CQE_BYTE_CNT, CQE_TIMESTAMP, CQE_WQE_COUNTER,
-	CQE_SIGNATURE, CQE_OP_OWN,
+	CQE_OWNER,
+	CQE_SE,
+	CQE_FORMAT,
+	CQE_OPCODE,
+	CQE_IMM_INVAL_PKEY,
+	CQE_WQE_ID,
+	CQE_BYTE_CNT,
+	CQE_TIMESTAMP,
+	CQE_WQE_COUNTER,
+	CQE_SIGNATURE,
+	CQE_OP_OWN,
 };
 
 static PyObject *cqe64_get(PyObject *obj, void *closure)
@@ -607,17 +603,39 @@ static PyObject *cqe64_get(PyObject *obj, void *closure)
 	if (cqe64_read(obj, &c))
 		return NULL;
 	switch ((int)(intptr_t)closure) {
-	case CQE_OWNER: v = mlx5dv_get_cqe_owner(&c); break;
-	case CQE_SE: v = mlx5dv_get_cqe_se(&c); break;
-	case CQE_FORMAT: v = mlx5dv_get_cqe_format(&c); break;
-	case CQE_OPCODE: v = mlx5dv_get_cqe_opcode(&c); break;
-	case CQE_IMM_INVAL_PKEY: v = be32toh(c.imm_inval_pkey); break;
-	case CQE_WQE_ID: v = be16toh(c.wqe_id); break;
-	case CQE_BYTE_CNT: v = be32toh(c.byte_cnt); break;
-	case CQE_TIMESTAMP: v = be64toh(c.timestamp); break;
-	case CQE_WQE_COUNTER: v = be16toh(c.wqe_counter); break;
-	case CQE_SIGNATURE: v = c.signature; break;
-	default: v = c.op_own; break;
+	case CQE_OWNER:
+		v = mlx5dv_get_cqe_owner(&c);
+		break;
+	case CQE_SE:
+		v = mlx5dv_get_cqe_se(&c);
+		break;
+	case CQE_FORMAT:
+		v = mlx5dv_get_cqe_format(&c);
+		break;
+	case CQE_OPCODE:
+		v = mlx5dv_get_cqe_opcode(&c);
+		break;
+	case CQE_IMM_INVAL_PKEY:
+		v = be32toh(c.imm_inval_pkey);
+		break;
+	case CQE_WQE_ID:
+		v = be16toh(c.wqe_id);
+		break;
+	case CQE_BYTE_CNT:
+		v = be32toh(c.byte_cnt);
+		break;
+	case CQE_TIMESTAMP:
+		v = be64toh(c.timestamp);
+		break;
+	case CQE_WQE_COUNTER:
+		v = be16toh(c.wqe_counter);
+		break;
+	case CQE_SIGNATURE:
+		v = c.signature;
+		break;
+	default:
+		v = c.op_own;
+		break;
 	}
 	return PyLong_FromUnsignedLongLong(v);
 }
@@ -669,10 +687,9 @@ PV_TYPE_SPEC(cqe64, "pyverbs.providers.mlx5.mlx5dv.Mlx5Cqe64", struct cqe64,
 	     "Mlx5Cqe64(addr)\n--\n\n"
 	     "A view of the 64-byte CQE at the raw address addr; an "
 	     "address that cannot be read raises PyverbsUserError.",
-	     { Py_tp_new, PyType_GenericNew },
-	     { Py_tp_init, cqe64_init },
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, cqe64_init },
 	     { Py_tp_methods, cqe64_methods },
-	     { Py_tp_getset, cqe64_getset },);
+	     { Py_tp_getset, cqe64_getset }, );
 
 int pv_mlx5_wqe_init_types(PyObject *m)
 {
