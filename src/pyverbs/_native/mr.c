@@ -24,7 +24,7 @@
 #include "pd.h"
 #include "rdmacm_ops.h"
 #include "state.h"
-#include "wr_impl.h"
+#include "args.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -356,7 +356,7 @@ usage:
 	return NULL;
 }
 
-PV_WR_SIG(mr_write_sig, "write", 3, 2, "data", "length", "offset");
+PV_ARGS_SIG(mr_write_sig, "write", 3, 2, "data", "length", "offset");
 
 /* write(data, length, offset=0): METH_FASTCALL, a bytes object copied
  * without the buffer protocol's detour. */
@@ -371,7 +371,7 @@ static PyObject *mr_write(PyObject *obj, PyObject *const *args,
 	int ok = 0;
 	char *mem;
 
-	if (pv_wr_parse_vc(&mr_write_sig, args, nargs, kwnames, v))
+	if (pv_args_parse_vc(&mr_write_sig, args, nargs, kwnames, v))
 		return NULL;
 	data = v[0];
 	length = mr_index(v[1]);
@@ -661,7 +661,7 @@ static PyType_Spec mr_spec = {
 
 int pv_mr_init_types(PyObject *m)
 {
-	if (pv_wr_sig_intern(&mr_write_sig))
+	if (pv_args_intern(&mr_write_sig))
 		return -1;
 	return pv_add_type(m, &mr_spec, pv.PyverbsCM, &pv.MR);
 }

@@ -16,7 +16,7 @@
 #include "qp_attr.h"
 #include "state.h"
 #include "wr.h"
-#include "wr_impl.h"
+#include "args.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,55 +263,55 @@ int pv_u32_arg(PyObject *args, PyObject *kw, const char *fname,
 /*
  * The builders on the data path take METH_FASTCALL arguments, parsed by
  * wr.c's signature parser (positional or by keyword, as upstream's), and
- * convert small ints without a detour (pv_wr_u64).
+ * convert small ints without a detour (pv_args_u64).
  */
-PV_WR_SIG(qpx_imm_sig, "wr_send_imm", 1, 1, "data");
-PV_WR_SIG(qpx_send_inv_sig, "wr_send_inv", 1, 1, "invalidate_rkey");
-PV_WR_SIG(qpx_local_inv_sig, "wr_local_inv", 1, 1, "invalidate_rkey");
-PV_WR_SIG(qpx_read_sig, "wr_rdma_read", 2, 2, "rkey", "remote_addr");
-PV_WR_SIG(qpx_write_sig, "wr_rdma_write", 2, 2, "rkey", "remote_addr");
-PV_WR_SIG(qpx_write_imm_sig, "wr_rdma_write_imm", 3, 3, "rkey", "remote_addr",
-	  "data");
-PV_WR_SIG(qpx_cmp_swp_sig, "wr_atomic_cmp_swp", 4, 4, "rkey", "remote_addr",
-	  "compare", "swap");
-PV_WR_SIG(qpx_fetch_add_sig, "wr_atomic_fetch_add", 3, 3, "rkey", "remote_addr",
-	  "add");
-PV_WR_SIG(qpx_ud_sig, "wr_set_ud_addr", 3, 3, "ah", "remote_qpn",
-	  "remote_rkey");
-PV_WR_SIG(qpx_srqn_sig, "wr_set_xrc_srqn", 1, 1, "remote_srqn");
+PV_ARGS_SIG(qpx_imm_sig, "wr_send_imm", 1, 1, "data");
+PV_ARGS_SIG(qpx_send_inv_sig, "wr_send_inv", 1, 1, "invalidate_rkey");
+PV_ARGS_SIG(qpx_local_inv_sig, "wr_local_inv", 1, 1, "invalidate_rkey");
+PV_ARGS_SIG(qpx_read_sig, "wr_rdma_read", 2, 2, "rkey", "remote_addr");
+PV_ARGS_SIG(qpx_write_sig, "wr_rdma_write", 2, 2, "rkey", "remote_addr");
+PV_ARGS_SIG(qpx_write_imm_sig, "wr_rdma_write_imm", 3, 3, "rkey", "remote_addr",
+	    "data");
+PV_ARGS_SIG(qpx_cmp_swp_sig, "wr_atomic_cmp_swp", 4, 4, "rkey", "remote_addr",
+	    "compare", "swap");
+PV_ARGS_SIG(qpx_fetch_add_sig, "wr_atomic_fetch_add", 3, 3, "rkey",
+	    "remote_addr", "add");
+PV_ARGS_SIG(qpx_ud_sig, "wr_set_ud_addr", 3, 3, "ah", "remote_qpn",
+	    "remote_rkey");
+PV_ARGS_SIG(qpx_srqn_sig, "wr_set_xrc_srqn", 1, 1, "remote_srqn");
 
-static struct pv_wr_sig *const qpx_sigs[] = { &qpx_imm_sig,
-					      &qpx_send_inv_sig,
-					      &qpx_local_inv_sig,
-					      &qpx_read_sig,
-					      &qpx_write_sig,
-					      &qpx_write_imm_sig,
-					      &qpx_cmp_swp_sig,
-					      &qpx_fetch_add_sig,
-					      &qpx_ud_sig,
-					      &qpx_srqn_sig,
-					      NULL };
+static struct pv_args_sig *const qpx_sigs[] = { &qpx_imm_sig,
+						&qpx_send_inv_sig,
+						&qpx_local_inv_sig,
+						&qpx_read_sig,
+						&qpx_write_sig,
+						&qpx_write_imm_sig,
+						&qpx_cmp_swp_sig,
+						&qpx_fetch_add_sig,
+						&qpx_ud_sig,
+						&qpx_srqn_sig,
+						NULL };
 
 /*
  * Parse the arguments of builder sig (all required) into u[], each an
  * unsigned int of at most max[i] (NULL max: 32 bits each; an entry of 0:
  * the argument is an object, left in o[i]).  Returns 0 or -1.
  */
-static int qpx_args_any(const struct pv_wr_sig *sig, const uint64_t *max,
+static int qpx_args_any(const struct pv_args_sig *sig, const uint64_t *max,
 			PyObject *const *args, Py_ssize_t nargs,
 			PyObject *kwnames, uint64_t *u, PyObject **o)
 {
 	PyObject *v[4];
 	int i;
 
-	if (pv_wr_parse_vc(sig, args, nargs, kwnames, v))
+	if (pv_args_parse_vc(sig, args, nargs, kwnames, v))
 		return -1;
 	for (i = 0; i < sig->nparams; i++) {
 		uint64_t m = max ? max[i] : UINT32_MAX;
 
 		if (!m)
 			o[i] = v[i];
-		else if (pv_wr_u64(v[i], m, &u[i], sig->names[i]))
+		else if (pv_args_u64(v[i], m, &u[i], sig->names[i]))
 			return -1;
 	}
 	return 0;
@@ -321,7 +321,7 @@ static int qpx_args_any(const struct pv_wr_sig *sig, const uint64_t *max,
  * parameters: the usual call, every argument by position and each a small
  * int in range, takes no more than reading them; any other goes through
  * qpx_args_any(), which checks it all over and gives the messages. */
-static inline int qpx_args(const struct pv_wr_sig *sig, int n,
+static inline int qpx_args(const struct pv_args_sig *sig, int n,
 			   const uint64_t *max, PyObject *const *args,
 			   Py_ssize_t nargs, PyObject *kwnames, uint64_t *u,
 			   PyObject **o)
@@ -820,8 +820,8 @@ static int qpx_set_field_any(PyObject *obj, PyObject *v, void *c)
 
 	if (pv_refuse_delete(v, names[(intptr_t)c]))
 		return -1;
-	if (pv_wr_u64(v, (intptr_t)c == 1 ? UINT32_MAX : UINT64_MAX, &x,
-		      names[(intptr_t)c]))
+	if (pv_args_u64(v, (intptr_t)c == 1 ? UINT32_MAX : UINT64_MAX, &x,
+			names[(intptr_t)c]))
 		return -1;
 	qpx = qpx_get(obj);
 	if (!qpx)
@@ -972,10 +972,10 @@ static PyType_Spec qpx_spec = {
 
 int pv_qpex_init_types(PyObject *m)
 {
-	struct pv_wr_sig *const *sig;
+	struct pv_args_sig *const *sig;
 
 	for (sig = qpx_sigs; *sig; sig++)
-		if (pv_wr_sig_intern(*sig))
+		if (pv_args_intern(*sig))
 			return -1;
 	return pv_add_type(m, &qpx_spec, pv.QP, &pv.QPEx);
 }

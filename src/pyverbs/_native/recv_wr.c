@@ -17,7 +17,7 @@
 /* RecvWR                                                              */
 /* ------------------------------------------------------------------ */
 
-PV_WR_SIG(recv_sig, "RecvWR", 4, 0, "wr_id", "num_sge", "sg", "next_wr");
+PV_ARGS_SIG(recv_sig, "RecvWR", 4, 0, "wr_id", "num_sge", "sg", "next_wr");
 
 enum { RV_WR_ID, RV_NUM_SGE, RV_SG, RV_NEXT };
 
@@ -40,7 +40,7 @@ static int recvwr_fill(struct pv_recv_wr *self, PyObject **v, int fresh)
 	uint64_t wr_id = 0;
 	int num_sge, none;
 
-	if (pv_wr_u64(v[RV_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
+	if (pv_args_u64(v[RV_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
 	    pv_wr_num_sge(v[RV_NUM_SGE], &num_sge))
 		return -1;
 	if (next == Py_None)
@@ -69,8 +69,8 @@ static PyObject *recvwr_vectorcall(PyObject *type, PyObject *const *args,
 {
 	PyObject *v[4], *self;
 
-	if (pv_wr_parse_vc(&recv_sig, args, PyVectorcall_NARGS(nargsf), kwnames,
-			   v))
+	if (pv_args_parse_vc(&recv_sig, args, PyVectorcall_NARGS(nargsf),
+			     kwnames, v))
 		return NULL;
 	self = pv_wr_alloc((PyTypeObject *)type, pv.RecvWR,
 			   sizeof(struct pv_recv_wr));
@@ -92,7 +92,7 @@ static int recvwr_init(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *v[4];
 
-	if (pv_wr_parse_tuple(&recv_sig, args, kw, v))
+	if (pv_args_parse_tuple(&recv_sig, args, kw, v))
 		return -1;
 	return recvwr_fill((struct pv_recv_wr *)self, v, 0);
 }
@@ -147,7 +147,7 @@ static PyType_Spec recvwr_spec = {
 	.slots = recvwr_slots,
 };
 
-static struct pv_wr_sig *const recv_sigs[] = { &recv_sig, NULL };
+static struct pv_args_sig *const recv_sigs[] = { &recv_sig, NULL };
 
 static const struct pv_wr_type recv_type = {
 	.spec = &recvwr_spec,
@@ -162,8 +162,9 @@ static const struct pv_wr_type recv_type = {
 /* OpsWr (pyverbs.srq): a tag-matching operation                       */
 /* ------------------------------------------------------------------ */
 
-PV_WR_SIG(ops_sig, "OpsWr", 10, 0, "wr_id", "opcode", "flags", "next_wr",
-	  "unexpected_cnt", "recv_wr_id", "num_sge", "tag", "mask", "sg_list");
+PV_ARGS_SIG(ops_sig, "OpsWr", 10, 0, "wr_id", "opcode", "flags", "next_wr",
+	    "unexpected_cnt", "recv_wr_id", "num_sge", "tag", "mask",
+	    "sg_list");
 
 enum {
 	OP_WR_ID,
@@ -210,16 +211,16 @@ static int opswr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	int64_t flags = IBV_OPS_SIGNALED;
 	int num_sge, none;
 
-	if (pv_wr_parse_tuple(&ops_sig, args, kw, v) ||
-	    pv_wr_u64(v[OP_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
-	    pv_wr_u32(v[OP_OPCODE], &opcode, "opcode") ||
+	if (pv_args_parse_tuple(&ops_sig, args, kw, v) ||
+	    pv_args_u64(v[OP_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
+	    pv_args_u32(v[OP_OPCODE], &opcode, "opcode") ||
 	    (v[OP_FLAGS] &&
 	     pv_to_i64(v[OP_FLAGS], INT_MIN, INT_MAX, &flags, "flags")) ||
-	    pv_wr_u32(v[OP_UNEXP], &unexp, "unexpected_cnt") ||
-	    pv_wr_u64(v[OP_RECV_WR_ID], UINT64_MAX, &recv_wr_id,
-		      "recv_wr_id") ||
-	    pv_wr_u64(v[OP_TAG], UINT64_MAX, &tag, "tag") ||
-	    pv_wr_u64(v[OP_MASK], UINT64_MAX, &mask, "mask") ||
+	    pv_args_u32(v[OP_UNEXP], &unexp, "unexpected_cnt") ||
+	    pv_args_u64(v[OP_RECV_WR_ID], UINT64_MAX, &recv_wr_id,
+			"recv_wr_id") ||
+	    pv_args_u64(v[OP_TAG], UINT64_MAX, &tag, "tag") ||
+	    pv_args_u64(v[OP_MASK], UINT64_MAX, &mask, "mask") ||
 	    pv_wr_num_sge(v[OP_NUM_SGE] == Py_None ? NULL : v[OP_NUM_SGE],
 			  &num_sge))
 		return -1;
@@ -314,7 +315,7 @@ static PyType_Spec opswr_spec = {
 	.slots = opswr_slots,
 };
 
-static struct pv_wr_sig *const ops_sigs[] = { &ops_sig, NULL };
+static struct pv_args_sig *const ops_sigs[] = { &ops_sig, NULL };
 
 /* no vectorcall constructor: tp_new and tp_init build an OpsWr */
 static const struct pv_wr_type ops_type = {

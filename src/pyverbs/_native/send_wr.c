@@ -16,11 +16,11 @@
 #include "object.h"
 #include "state.h"
 
-PV_WR_SIG(send_sig, "SendWR", 7, 0, "wr_id", "opcode", "num_sge", "imm_data",
-	  "sg", "send_flags", "next_wr",
-	  /* keyword-only shortcuts for set_wr_ud/rdma/atomic */
-	  "remote_addr", "rkey", "ah", "remote_qpn", "remote_qkey",
-	  "compare_add", "swap");
+PV_ARGS_SIG(send_sig, "SendWR", 7, 0, "wr_id", "opcode", "num_sge", "imm_data",
+	    "sg", "send_flags", "next_wr",
+	    /* keyword-only shortcuts for set_wr_ud/rdma/atomic */
+	    "remote_addr", "rkey", "ah", "remote_qpn", "remote_qkey",
+	    "compare_add", "swap");
 
 enum {
 	SW_WR_ID,
@@ -39,10 +39,10 @@ enum {
 	SW_SWAP,
 };
 
-PV_WR_SIG(ud_sig, "set_wr_ud", 3, 3, "ah", "rqpn", "rqkey");
-PV_WR_SIG(rdma_sig, "set_wr_rdma", 2, 2, "rkey", "addr");
-PV_WR_SIG(atomic_sig, "set_wr_atomic", 4, 3, "rkey", "addr", "compare_add",
-	  "swap");
+PV_ARGS_SIG(ud_sig, "set_wr_ud", 3, 3, "ah", "rqpn", "rqkey");
+PV_ARGS_SIG(rdma_sig, "set_wr_rdma", 2, 2, "rkey", "addr");
+PV_ARGS_SIG(atomic_sig, "set_wr_atomic", 4, 3, "rkey", "addr", "compare_add",
+	    "swap");
 
 static int sendwr_clear(PyObject *self)
 {
@@ -101,8 +101,8 @@ static int sendwr_shortcuts(struct ibv_send_wr *wr, PyObject **v, PyObject **ah)
 			return -1;
 		}
 		if (check_ah(v[SW_AH]) ||
-		    pv_wr_u32(v[SW_RQPN], &qpn, "remote_qpn") ||
-		    pv_wr_u32(v[SW_RQKEY], &qkey, "remote_qkey"))
+		    pv_args_u32(v[SW_RQPN], &qpn, "remote_qpn") ||
+		    pv_args_u32(v[SW_RQKEY], &qkey, "remote_qkey"))
 			return -1;
 		wr->wr.ud.ah = ((struct pv_ah *)v[SW_AH])->ah;
 		wr->wr.ud.remote_qpn = qpn;
@@ -114,10 +114,10 @@ static int sendwr_shortcuts(struct ibv_send_wr *wr, PyObject **v, PyObject **ah)
 		pv_raise_user("SendWR: remote_qpn= and remote_qkey= need ah=");
 		return -1;
 	}
-	if (pv_wr_u64(v[SW_RADDR], UINT64_MAX, &raddr, "remote_addr") ||
-	    pv_wr_u32(v[SW_RKEY], &rkey, "rkey") ||
-	    pv_wr_u64(v[SW_CMP], UINT64_MAX, &cmp, "compare_add") ||
-	    pv_wr_u64(v[SW_SWAP], UINT64_MAX, &swap, "swap"))
+	if (pv_args_u64(v[SW_RADDR], UINT64_MAX, &raddr, "remote_addr") ||
+	    pv_args_u32(v[SW_RKEY], &rkey, "rkey") ||
+	    pv_args_u64(v[SW_CMP], UINT64_MAX, &cmp, "compare_add") ||
+	    pv_args_u64(v[SW_SWAP], UINT64_MAX, &swap, "swap"))
 		return -1;
 	if (v[SW_CMP] || v[SW_SWAP]) {
 		wr->wr.atomic.remote_addr = raddr;
@@ -140,10 +140,10 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 	uint64_t wr_id = 0;
 	int num_sge, none;
 
-	if (pv_wr_u64(v[SW_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
-	    pv_wr_u32(v[SW_OPCODE], &opcode, "opcode") ||
-	    pv_wr_u32(v[SW_IMM], &wr.imm_data, "imm_data") ||
-	    pv_wr_u32(v[SW_FLAGS], &wr.send_flags, "send_flags") ||
+	if (pv_args_u64(v[SW_WR_ID], UINT64_MAX, &wr_id, "wr_id") ||
+	    pv_args_u32(v[SW_OPCODE], &opcode, "opcode") ||
+	    pv_args_u32(v[SW_IMM], &wr.imm_data, "imm_data") ||
+	    pv_args_u32(v[SW_FLAGS], &wr.send_flags, "send_flags") ||
 	    pv_wr_num_sge(v[SW_NUM_SGE], &num_sge))
 		return -1;
 	wr.wr_id = wr_id;
@@ -196,10 +196,10 @@ static int sendwr_fill(struct pv_send_wr *self, PyObject **v, int fresh)
 static PyObject *sendwr_vectorcall(PyObject *type, PyObject *const *args,
 				   size_t nargsf, PyObject *kwnames)
 {
-	PyObject *v[PV_WR_MAX_PARAMS], *self;
+	PyObject *v[PV_ARGS_MAX], *self;
 
-	if (pv_wr_parse_vc(&send_sig, args, PyVectorcall_NARGS(nargsf), kwnames,
-			   v))
+	if (pv_args_parse_vc(&send_sig, args, PyVectorcall_NARGS(nargsf),
+			     kwnames, v))
 		return NULL;
 	self = pv_wr_alloc((PyTypeObject *)type, pv.SendWR,
 			   sizeof(struct pv_send_wr));
@@ -219,9 +219,9 @@ static PyObject *sendwr_tp_new(PyTypeObject *tp, PyObject *a, PyObject *k)
 
 static int sendwr_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-	PyObject *v[PV_WR_MAX_PARAMS];
+	PyObject *v[PV_ARGS_MAX];
 
-	if (pv_wr_parse_tuple(&send_sig, args, kw, v))
+	if (pv_args_parse_tuple(&send_sig, args, kw, v))
 		return -1;
 	return sendwr_fill((struct pv_send_wr *)self, v, 0);
 }
@@ -310,7 +310,7 @@ static int sendwr_set_opcode(PyObject *obj, PyObject *val, void *closure)
 		PyErr_SetString(PyExc_AttributeError, "cannot delete opcode");
 		return -1;
 	}
-	if (pv_wr_u32(val, &op, "opcode"))
+	if (pv_args_u32(val, &op, "opcode"))
 		return -1;
 	((struct pv_send_wr *)obj)->wr.opcode = op;
 	return 0;
@@ -330,9 +330,9 @@ static PyObject *sendwr_set_wr_ud(PyObject *obj, PyObject *const *args,
 	uint32_t qpn = 0, qkey = 0;
 	PyObject *v[3];
 
-	if (pv_wr_parse_vc(&ud_sig, args, nargs, kwnames, v) ||
-	    check_ah(v[0]) || pv_wr_u32(v[1], &qpn, "rqpn") ||
-	    pv_wr_u32(v[2], &qkey, "rqkey"))
+	if (pv_args_parse_vc(&ud_sig, args, nargs, kwnames, v) ||
+	    check_ah(v[0]) || pv_args_u32(v[1], &qpn, "rqpn") ||
+	    pv_args_u32(v[2], &qkey, "rqkey"))
 		return NULL;
 	memset(&self->wr.wr, 0, sizeof(self->wr.wr));
 	self->wr.wr.ud.ah = ((struct pv_ah *)v[0])->ah;
@@ -350,9 +350,9 @@ static PyObject *sendwr_set_wr_rdma(PyObject *obj, PyObject *const *args,
 	uint32_t rkey = 0;
 	PyObject *v[2];
 
-	if (pv_wr_parse_vc(&rdma_sig, args, nargs, kwnames, v) ||
-	    pv_wr_u32(v[0], &rkey, "rkey") ||
-	    pv_wr_u64(v[1], UINT64_MAX, &addr, "addr"))
+	if (pv_args_parse_vc(&rdma_sig, args, nargs, kwnames, v) ||
+	    pv_args_u32(v[0], &rkey, "rkey") ||
+	    pv_args_u64(v[1], UINT64_MAX, &addr, "addr"))
 		return NULL;
 	/* the union no longer holds an AH */
 	if (self->ah)
@@ -371,11 +371,11 @@ static PyObject *sendwr_set_wr_atomic(PyObject *obj, PyObject *const *args,
 	uint32_t rkey = 0;
 	PyObject *v[4];
 
-	if (pv_wr_parse_vc(&atomic_sig, args, nargs, kwnames, v) ||
-	    pv_wr_u32(v[0], &rkey, "rkey") ||
-	    pv_wr_u64(v[1], UINT64_MAX, &addr, "addr") ||
-	    pv_wr_u64(v[2], UINT64_MAX, &cmp, "compare_add") ||
-	    pv_wr_u64(v[3], UINT64_MAX, &swap, "swap"))
+	if (pv_args_parse_vc(&atomic_sig, args, nargs, kwnames, v) ||
+	    pv_args_u32(v[0], &rkey, "rkey") ||
+	    pv_args_u64(v[1], UINT64_MAX, &addr, "addr") ||
+	    pv_args_u64(v[2], UINT64_MAX, &cmp, "compare_add") ||
+	    pv_args_u64(v[3], UINT64_MAX, &swap, "swap"))
 		return NULL;
 	if (self->ah)
 		sendwr_set_ah(self, NULL);
@@ -391,7 +391,7 @@ static PyObject *sendwr_set_qp_type_xrc(PyObject *obj, PyObject *val)
 {
 	uint32_t srqn = 0;
 
-	if (pv_wr_u32(val, &srqn, "remote_srqn"))
+	if (pv_args_u32(val, &srqn, "remote_srqn"))
 		return NULL;
 	((struct pv_send_wr *)obj)->wr.qp_type.xrc.remote_srqn = srqn;
 	Py_RETURN_NONE;
@@ -531,8 +531,8 @@ static PyType_Spec sendwr_spec = {
 	.slots = sendwr_slots,
 };
 
-static struct pv_wr_sig *const send_sigs[] = { &send_sig, &ud_sig, &rdma_sig,
-					       &atomic_sig, NULL };
+static struct pv_args_sig *const send_sigs[] = { &send_sig, &ud_sig, &rdma_sig,
+						 &atomic_sig, NULL };
 
 static const struct pv_wr_type send_type = {
 	.spec = &sendwr_spec,

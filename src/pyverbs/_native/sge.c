@@ -13,8 +13,8 @@
 #include "memory.h"
 #include "state.h"
 
-PV_WR_SIG(sge_sig, "SGE", 3, 3, "addr", "length", "lkey");
-PV_WR_SIG(sge_read_sig, "read", 2, 2, "length", "offset");
+PV_ARGS_SIG(sge_sig, "SGE", 3, 3, "addr", "length", "lkey");
+PV_ARGS_SIG(sge_read_sig, "read", 2, 2, "length", "offset");
 
 static PyObject *sge_alloc(PyTypeObject *tp)
 {
@@ -65,9 +65,9 @@ static int sge_fill(struct pv_sge *self, PyObject **v)
 	struct ibv_sge sge = { 0 };
 	uint64_t addr = 0;
 
-	if (pv_wr_u64(v[0], UINT64_MAX, &addr, "addr") ||
-	    pv_wr_u32(v[1], &sge.length, "length") ||
-	    pv_wr_u32(v[2], &sge.lkey, "lkey"))
+	if (pv_args_u64(v[0], UINT64_MAX, &addr, "addr") ||
+	    pv_args_u32(v[1], &sge.length, "length") ||
+	    pv_args_u32(v[2], &sge.lkey, "lkey"))
 		return -1;
 	sge.addr = addr;
 	self->sge = sge;
@@ -85,7 +85,7 @@ static PyObject *sge_vectorcall(PyObject *type, PyObject *const *args,
 		v[0] = args[0];
 		v[1] = args[1];
 		v[2] = args[2];
-	} else if (pv_wr_parse_vc(&sge_sig, args, nargs, kwnames, v)) {
+	} else if (pv_args_parse_vc(&sge_sig, args, nargs, kwnames, v)) {
 		return NULL;
 	}
 	self = sge_alloc((PyTypeObject *)type);
@@ -107,7 +107,7 @@ static int sge_init(PyObject *self, PyObject *args, PyObject *kw)
 {
 	PyObject *v[3];
 
-	if (pv_wr_parse_tuple(&sge_sig, args, kw, v))
+	if (pv_args_parse_tuple(&sge_sig, args, kw, v))
 		return -1;
 	return sge_fill((struct pv_sge *)self, v);
 }
@@ -127,7 +127,7 @@ static PyObject *sge_read(PyObject *obj, PyObject *const *args,
 	PyObject *v[2], *out;
 	int64_t length, offset;
 
-	if (pv_wr_parse_vc(&sge_read_sig, args, nargs, kwnames, v) ||
+	if (pv_args_parse_vc(&sge_read_sig, args, nargs, kwnames, v) ||
 	    pv_to_i64(v[0], INT64_MIN, INT64_MAX, &length, "length") ||
 	    pv_to_i64(v[1], INT64_MIN, INT64_MAX, &offset, "offset"))
 		return NULL;
@@ -185,7 +185,7 @@ static PyType_Spec sge_spec = {
 	.slots = sge_slots,
 };
 
-static struct pv_wr_sig *const sge_sigs[] = { &sge_sig, &sge_read_sig, NULL };
+static struct pv_args_sig *const sge_sigs[] = { &sge_sig, &sge_read_sig, NULL };
 
 static const struct pv_wr_type sge_type = {
 	.spec = &sge_spec,

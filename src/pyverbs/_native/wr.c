@@ -3,8 +3,8 @@
  * Work requests: SGE (struct ibv_sge), RecvWR (struct ibv_recv_wr),
  * SendWR (struct ibv_send_wr) and the tag-matching OpsWr (struct
  * ibv_ops_wr, which pyverbs.srq exports).  This file holds what they share
- * (the argument parser, the scatter/gather storage, the members the WRs
- * have in common) and registers the types; the types themselves are in
+ * (the scatter/gather storage, the members the WRs have in common, the
+ * registration of their types; their argument parser is args.c's); the types themselves are in
  * sge.c, recv_wr.c (RecvWR, OpsWr) and send_wr.c, and wr_impl.h declares
  * what crosses between the files.
  *
@@ -29,128 +29,6 @@
 #include "errors.h"
 #include "field.h"
 #include "state.h"
-
-/* ------------------------------------------------------------------ */
-/* Argument parsing for the data-path constructors and methods         */
-/* ------------------------------------------------------------------ */
-
-static int sig_assign(const struct pv_wr_sig *s, PyObject *name, PyObject *val,
-		      PyObject **out)
-{
-	int i;
-
-	for (i = 0; i < s->nparams; i++)
-		if (s->inames[i] == name)
-			goto found;
-	if (!PyUnicode_Check(name)) {
-		PyErr_Format(PyExc_TypeError, "%s() keywords must be strings",
-			     s->fname);
-		return -1;
-	}
-	for (i = 0; i < s->nparams; i++)
-		if (PyUnicode_Compare(s->inames[i], name) == 0)
-			goto found;
-	if (PyErr_Occurred())
-		return -1;
-	PyErr_Format(PyExc_TypeError,
-		     "%s() got an unexpected keyword argument '%U'", s->fname,
-		     name);
-	return -1;
-found:
-	if (out[i]) {
-		PyErr_Format(PyExc_TypeError,
-			     "%s() got multiple values for argument '%s'",
-			     s->fname, s->names[i]);
-		return -1;
-	}
-	out[i] = val;
-	return 0;
-}
-
-static int sig_positional(const struct pv_wr_sig *s, PyObject *const *args,
-			  Py_ssize_t nargs, PyObject **out)
-{
-	Py_ssize_t i;
-
-	memset(out, 0, s->nparams * sizeof(*out));
-	if (nargs > s->npos) {
-		PyErr_Format(PyExc_TypeError,
-			     "%s() takes at most %d positional arguments (%zd "
-			     "given)",
-			     s->fname, s->npos, nargs);
-		return -1;
-	}
-	for (i = 0; i < nargs; i++)
-		out[i] = args[i];
-	return 0;
-}
-
-static int sig_required(const struct pv_wr_sig *s, PyObject **out)
-{
-	int i;
-
-	for (i = 0; i < s->nreq; i++)
-		if (!out[i]) {
-			PyErr_Format(PyExc_TypeError,
-				     "%s() missing required argument '%s'",
-				     s->fname, s->names[i]);
-			return -1;
-		}
-	return 0;
-}
-
-/* Vectorcall / METH_FASTCALL|METH_KEYWORDS arguments into out[]. */
-int pv_wr_parse_any(const struct pv_wr_sig *s, PyObject *const *args,
-		    Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
-{
-	if (sig_positional(s, args, nargs, out))
-		return -1;
-	if (kwnames) {
-		Py_ssize_t k, n = PyTuple_GET_SIZE(kwnames);
-
-		for (k = 0; k < n; k++)
-			if (sig_assign(s, PyTuple_GET_ITEM(kwnames, k),
-				       args[nargs + k], out))
-				return -1;
-	}
-	return sig_required(s, out);
-}
-
-/* tp_init style arguments into out[]. */
-int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args, PyObject *kw,
-		      PyObject **out)
-{
-	if (sig_positional(s, &PyTuple_GET_ITEM(args, 0),
-			   PyTuple_GET_SIZE(args), out))
-		return -1;
-	if (kw) {
-		Py_ssize_t pos = 0;
-		PyObject *k, *v;
-
-		while (PyDict_Next(kw, &pos, &k, &v))
-			if (sig_assign(s, k, v, out))
-				return -1;
-	}
-	return sig_required(s, out);
-}
-
-int pv_wr_sig_intern(struct pv_wr_sig *s)
-{
-	int i;
-
-	s->inames = PyMem_RawCalloc(s->nparams, sizeof(PyObject *));
-	if (!s->inames) {
-		PyErr_NoMemory();
-		return -1;
-	}
-	for (i = 0; i < s->nparams; i++) {
-		/* kept for the life of the process, like the types */
-		s->inames[i] = PyUnicode_InternFromString(s->names[i]);
-		if (!s->inames[i])
-			return -1;
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Scatter/gather storage shared by the WR kinds                       */
@@ -425,10 +303,10 @@ PyObject *pv_wr_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* wr_impl.h */
 int pv_wr_add_type(PyObject *m, const struct pv_wr_type *t)
 {
-	struct pv_wr_sig *const *sig;
+	struct pv_args_sig *const *sig;
 
 	for (sig = t->sigs; *sig; sig++)
-		if (pv_wr_sig_intern(*sig))
+		if (pv_args_intern(*sig))
 			return -1;
 	if (pv_add_data_type(m, t->spec, pv.PyverbsObject, t->fields, NULL,
 			     t->extra, t->slot))

@@ -9,107 +9,12 @@
 #ifndef PV_WR_IMPL_H
 #define PV_WR_IMPL_H
 
+#include "args.h"
 #include "field.h"
 #include "state.h"
 
 #include <infiniband/verbs.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ */
-/* Argument parsing for the data-path constructors and methods         */
-/* ------------------------------------------------------------------ */
-
-/*
- * A signature: names[0..npos) may be given by position, the rest only by
- * keyword; names[0..nreq) are required.  Keyword names are matched by
- * identity with interned copies first (call sites pass interned names),
- * then by value.
- */
-struct pv_wr_sig {
-	const char *fname;
-	const char *const *names;
-	int nparams, npos, nreq;
-	PyObject **inames; /* interned names, made at init */
-};
-
-#define PV_WR_MAX_PARAMS 16
-
-/* wr.c: vectorcall / METH_FASTCALL|METH_KEYWORDS arguments into out[] */
-int pv_wr_parse_any(const struct pv_wr_sig *s, PyObject *const *args,
-		    Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
-
-/* The same, inline for the usual call (by position only, all required
- * arguments given): nothing to check but the count.  Returns 0 or -1. */
-static inline int pv_wr_parse_vc(const struct pv_wr_sig *s,
-				 PyObject *const *args, Py_ssize_t nargs,
-				 PyObject *kwnames, PyObject **out)
-{
-	Py_ssize_t i;
-
-	if (kwnames || nargs < s->nreq || nargs > s->npos)
-		return pv_wr_parse_any(s, args, nargs, kwnames, out);
-	for (i = 0; i < nargs; i++)
-		out[i] = args[i];
-	for (; i < s->nparams; i++)
-		out[i] = NULL;
-	return 0;
-}
-/* wr.c: make s->inames (once, at type initialisation); 0 or -1 */
-int pv_wr_sig_intern(struct pv_wr_sig *s);
-/* wr.c: tp_init style arguments into out[] */
-int pv_wr_parse_tuple(const struct pv_wr_sig *s, PyObject *args, PyObject *kw,
-		      PyObject **out);
-
-/* A signature var, for function fn (for messages), with the given names. */
-#define PV_WR_SIG(var, fn, npos_, nreq_, ...)                     \
-	static const char *const var##_names[] = { __VA_ARGS__ }; \
-	static struct pv_wr_sig var = {                           \
-		.fname = fn,                                      \
-		.names = var##_names,                             \
-		.nparams = sizeof(var##_names) / sizeof(char *),  \
-		.npos = npos_,                                    \
-		.nreq = nreq_,                                    \
-	}
-
-/* Unsigned conversion: small exact ints without a detour, the strict
- * converter (and its messages) for everything else.  NULL: keep *out. */
-static inline int pv_wr_u64(PyObject *v, uint64_t max, uint64_t *out,
-			    const char *what)
-{
-	uint64_t x;
-
-	if (!v)
-		return 0;
-	if (PyLong_CheckExact(v)) {
-		int overflow;
-		long long y;
-
-		if (pv_long_small(v, &x)) {
-			if (x <= max) {
-				*out = x;
-				return 0;
-			}
-		} else {
-			y = PyLong_AsLongLongAndOverflow(v, &overflow);
-			if (!overflow && y >= 0 &&
-			    (unsigned long long)y <= max) {
-				*out = y;
-				return 0;
-			}
-		}
-	}
-	return pv_to_u64(v, max, out, what);
-}
-
-static inline int pv_wr_u32(PyObject *v, uint32_t *out, const char *what)
-{
-	uint64_t x = *out;
-
-	if (pv_wr_u64(v, UINT32_MAX, &x, what))
-		return -1;
-	*out = x;
-	return 0;
-}
 
 /* num_sge given by the caller: C int, >= 0 (NULL: -1, "not given"). */
 static inline int pv_wr_num_sge(PyObject *v, int *out)
@@ -279,7 +184,7 @@ struct pv_wr_type {
 	const PyGetSetDef *extra;
 	PyTypeObject **slot;
 	vectorcallfunc vc;
-	struct pv_wr_sig *const *sigs;
+	struct pv_args_sig *const *sigs;
 };
 
 /* Intern t's signatures, make its type.  0 or -1.  Each file registers
