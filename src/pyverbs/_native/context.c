@@ -8,17 +8,13 @@
  */
 #include "context.h"
 #include "addr.h"
-#include "cq.h"
 #include "device_attr.h"
 #include "errors.h"
 #include "field.h"
 #include "init.h"
 #include "object.h"
-#include "qp.h"
 #include "rdmacm_ops.h"
-#include "srq.h"
 #include "state.h"
-#include "wq.h"
 
 #include <errno.h>
 
@@ -552,85 +548,25 @@ static int ctx_event_is_qp(enum ibv_event_type t)
 	}
 }
 
-#define ctx_link_of(n)                           \
-	((struct pv_parent_link *)((char *)(n) - \
-				   offsetof(struct pv_parent_link, node)))
-
-/*
- * Depth-first search of o's open descendants for the object whose C handle
- * (read by handle(), which returns NULL for objects of other types) is h.
- * Returns a borrowed reference or NULL.  Runs with the GIL held, so no
- * pyverbs object can be closed meanwhile.
- */
-static PyObject *ctx_find_handle(struct pv_obj *o, void *(*handle)(PyObject *),
-				 const void *h, int depth)
-{
-	struct pv_list *n;
-
-	if (depth > 16)
-		return NULL;
-	for (n = o->children.next; n != &o->children; n = n->next) {
-		struct pv_obj *c = ctx_link_of(n)->self;
-		PyObject *found;
-
-		if (!c->closed && handle((PyObject *)c) == h)
-			return (PyObject *)c;
-		found = ctx_find_handle(c, handle, h, depth + 1);
-		if (found)
-			return found;
-	}
-	return NULL;
-}
-
-static void *ctx_qp_handle(PyObject *o)
-{
-	if (!pv.QP || !PyObject_TypeCheck(o, pv.QP))
-		return NULL;
-	return ((struct pv_qp *)o)->qp;
-}
-
-/* CQ or CQEX */
-static void *ctx_cq_handle(PyObject *o)
-{
-	return pv_is_cq(o) ? ((struct pv_cq *)o)->cq : NULL;
-}
-
-static void *ctx_wq_handle(PyObject *o)
-{
-	if (!pv.WQ || !PyObject_TypeCheck(o, pv.WQ))
-		return NULL;
-	return ((struct pv_wq *)o)->wq;
-}
-
-static void *ctx_srq_handle(PyObject *o)
-{
-	if (!pv.SRQ || !PyObject_TypeCheck(o, pv.SRQ))
-		return NULL;
-	return ((struct pv_srq *)o)->srq;
-}
-
 /* New reference to what the event is about, or NULL for None. */
 static PyObject *ctx_event_element(struct pv_context *self,
 				   const struct ibv_async_event *ev)
 {
-	PyObject *found = NULL;
+	struct pv_obj *found = NULL;
 
 	if (pv_async_event_is_port(ev->event_type))
 		return PyLong_FromLong(ev->element.port_num);
+	/* by handle (object.h): the QP, CQ, WQ or SRQ among our objects */
 	if (ev->event_type == IBV_EVENT_CQ_ERR)
-		found = ctx_find_handle(&self->obj, ctx_cq_handle,
-					ev->element.cq, 0);
-	else if (ctx_event_is_qp(ev->event_type) && pv.QP)
-		found = ctx_find_handle(&self->obj, ctx_qp_handle,
-					ev->element.qp, 0);
+		found = pv_obj_find_handle(&self->obj, ev->element.cq, 16);
+	else if (ctx_event_is_qp(ev->event_type))
+		found = pv_obj_find_handle(&self->obj, ev->element.qp, 16);
 	else if (ev->event_type == IBV_EVENT_WQ_FATAL)
-		found = ctx_find_handle(&self->obj, ctx_wq_handle,
-					ev->element.wq, 0);
+		found = pv_obj_find_handle(&self->obj, ev->element.wq, 16);
 	else if (ev->event_type == IBV_EVENT_SRQ_ERR ||
 		 ev->event_type == IBV_EVENT_SRQ_LIMIT_REACHED)
-		found = ctx_find_handle(&self->obj, ctx_srq_handle,
-					ev->element.srq, 0);
-	return Py_XNewRef(found);
+		found = pv_obj_find_handle(&self->obj, ev->element.srq, 16);
+	return Py_XNewRef((PyObject *)found);
 }
 
 static PyObject *ctx_get_async_event(PyObject *obj, PyObject *unused)

@@ -161,20 +161,9 @@ static int cc_init(PyObject *obj, PyObject *args, PyObject *kw)
 /* The open CQ child of the channel whose ibv_cq is cq, or NULL. */
 static struct pv_cq *cc_find_cq(struct pv_comp_channel *self, struct ibv_cq *cq)
 {
-	struct pv_list *n;
+	struct pv_obj *c = pv_obj_find_handle(&self->obj, cq, 1);
 
-	for (n = self->obj.children.next; n != &self->obj.children;
-	     n = n->next) {
-		struct pv_parent_link *l =
-			(struct pv_parent_link *)((char *)n -
-						  offsetof(struct pv_parent_link,
-							   node));
-		struct pv_cq *c = (struct pv_cq *)l->self;
-
-		if (pv_is_cq((PyObject *)c) && !c->obj.closed && c->cq == cq)
-			return c;
-	}
-	return NULL;
+	return c && pv_is_cq((PyObject *)c) ? (struct pv_cq *)c : NULL;
 }
 
 static PyObject *cc_get_cq_event(PyObject *obj, PyObject *args, PyObject *kw)
@@ -926,5 +915,5 @@ int pv_cq_init_types(PyObject *m)
 	    pv_add_data_type(m, &wc_spec, pv.PyverbsObject, wc_fields, NULL,
 			     NULL, &pv.WC))
 		return -1;
-	return 0;
+	return pv_obj_register_handle(pv.CQ, offsetof(struct pv_cq, cq));
 }

@@ -553,7 +553,7 @@ int pv_cqex_init_types(PyObject *m)
 			     NULL, &tmi_type) ||
 	    pv_add_type(m, &cqex_spec, pv.PyverbsCM, &pv.CQEX))
 		return -1;
-	return 0;
+	return pv_obj_register_handle(pv.CQEX, offsetof(struct pv_cq, cq));
 }
 
 /* The CQEX type (for the providers' extended CQs). */

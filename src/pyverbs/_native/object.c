@@ -175,11 +175,11 @@ static int used_by_me(struct pv_obj *o, int skip)
 static void subtree_marks(struct pv_obj *o, int *busy, long *uses)
 {
 	struct pv_list *n;
+	struct pv_obj *c;
 
 	*busy |= o->busy != 0;
 	*uses += o->uses;
-	for (n = o->children.next; n != &o->children; n = n->next)
-		subtree_marks(link_of(n)->self, busy, uses);
+	pv_obj_for_each_child(o, c, n) subtree_marks(c, busy, uses);
 }
 
 /* Let other threads run for a moment (a wait for their uses or close):
@@ -379,6 +379,62 @@ static void unlink_parents(struct pv_obj *o)
 		Py_DECREF(i < PV_MAX_PARENTS ? fixed[i].parent :
 					       x[i - PV_MAX_PARENTS].parent);
 	PyMem_Free(x);
+}
+
+/* object.h */
+struct pv_obj *pv_obj_link_self(struct pv_list *n)
+{
+	return link_of(n)->self;
+}
+
+/* The registered handle types (object.h): a handful of families. */
+static struct {
+	PyTypeObject *tp;
+	size_t offset;
+} handle_types[8];
+static int nhandle_types;
+
+int pv_obj_register_handle(PyTypeObject *tp, size_t offset)
+{
+	if (nhandle_types == (int)Py_ARRAY_LENGTH(handle_types)) {
+		PyErr_SetString(PyExc_ImportError,
+				"pyverbs: more handle types than object.c "
+				"can follow");
+		return -1;
+	}
+	handle_types[nhandle_types].tp = tp;
+	handle_types[nhandle_types++].offset = offset;
+	return 0;
+}
+
+/* The C handle of c, if its type registered one. */
+static const void *handle_of(struct pv_obj *c)
+{
+	int i;
+
+	for (i = 0; i < nhandle_types; i++)
+		if (PyObject_TypeCheck((PyObject *)c, handle_types[i].tp))
+			return *(void **)((char *)c + handle_types[i].offset);
+	return NULL;
+}
+
+/* object.h; runs with the GIL held: nothing closes meanwhile */
+struct pv_obj *pv_obj_find_handle(struct pv_obj *o, const void *h, int levels)
+{
+	struct pv_list *n;
+	struct pv_obj *c, *found;
+
+	if (!h || levels < 1 || levels > 16)
+		return NULL;
+	pv_obj_for_each_child(o, c, n)
+	{
+		if (!c->closed && handle_of(c) == h)
+			return c;
+		found = pv_obj_find_handle(c, h, levels - 1);
+		if (found)
+			return found;
+	}
+	return NULL;
 }
 
 int pv_obj_close_children_if(struct pv_obj *o,

@@ -107,6 +107,25 @@ static inline struct pv_parent_link *pv_obj_link_at(struct pv_obj *o,
 				    &o->xparents[i - PV_MAX_PARENTS];
 }
 
+/* Each child c of o, oldest first (nothing may unlink a child meanwhile:
+ * run no Python code in the body). */
+struct pv_obj *pv_obj_link_self(struct pv_list *n);
+#define pv_obj_for_each_child(o, c, n)                                \
+	for ((n) = (o)->children.next;                                \
+	     (n) != &(o)->children && ((c) = pv_obj_link_self(n), 1); \
+	     (n) = (n)->next)
+
+/*
+ * Handles: a family whose objects hold their C handle (ibv_qp *, ibv_cq
+ * *, ...) as a pointer member registers its type and that member's offset
+ * at init; pv_obj_find_handle() then finds the open descendant of o (its
+ * children: levels 1, down to 16) whose handle is h, without reading any
+ * family's struct (an async event names its QP, CQ, SRQ or WQ by handle).
+ * Returns a borrowed reference, or NULL.
+ */
+int pv_obj_register_handle(PyTypeObject *tp, size_t offset);
+struct pv_obj *pv_obj_find_handle(struct pv_obj *o, const void *h, int levels);
+
 /* Close (newest first) every open child c of o for which match(c, arg) is
  * true.  Returns 0 or -1 (a close failed). */
 int pv_obj_close_children_if(struct pv_obj *o,

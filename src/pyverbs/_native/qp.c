@@ -913,5 +913,7 @@ static PyType_Spec qp_spec = {
 
 int pv_qp_init_types(PyObject *m)
 {
-	return pv_add_type(m, &qp_spec, pv.PyverbsCM, &pv.QP);
+	if (pv_add_type(m, &qp_spec, pv.PyverbsCM, &pv.QP))
+		return -1;
+	return pv_obj_register_handle(pv.QP, offsetof(struct pv_qp, qp));
 }

@@ -608,5 +608,5 @@ int pv_srq_init_types(PyObject *m)
 			     siax_oslots, NULL, &pv.SrqInitAttrEx) ||
 	    pv_add_type(m, &srq_spec, pv.PyverbsCM, &pv.SRQ))
 		return -1;
-	return 0;
+	return pv_obj_register_handle(pv.SRQ, offsetof(struct pv_srq, srq));
 }

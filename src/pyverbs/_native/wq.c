@@ -439,5 +439,5 @@ int pv_wq_init_types(PyObject *m)
 			     NULL, &pv.WQAttr) ||
 	    pv_add_type(m, &wq_spec, pv.PyverbsCM, &pv.WQ))
 		return -1;
-	return 0;
+	return pv_obj_register_handle(pv.WQ, offsetof(struct pv_wq, wq));
 }
