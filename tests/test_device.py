@@ -251,11 +251,25 @@ class TestTranslators:
         assert d.width_to_str(2) == '4X (2)'
         assert d.width_to_str(16) == '2X (16)'
         assert d.width_to_str(3) == 'Invalid width'
+        assert d.width_to_str(8) == '12X (8)'           # upstream 55+
         assert d.speed_to_str(8) == '10.0 Gbps (8)'
         assert d.speed_to_str(0) == '0.0 Gbps (0)'
         assert d.speed_to_str(4) == '5.0 Gbps (4)'
         assert d.speed_to_str(128) == '100.0 Gbps (128)'
-        assert d.speed_to_str(256) == 'Invalid speed'
+        assert d.speed_to_str(512) == 'Invalid speed'
+        # upstream 49+: (active_speed, active_speed_ex), the second used
+        # when not 0; 44's one-argument form still works
+        assert d.speed_to_str(256) == '200.0 Gbps (256)'
+        assert d.speed_to_str(32, 0) == '25.0 Gbps (32)'
+        assert d.speed_to_str(0, 256) == '200.0 Gbps (256)'
+        assert d.speed_to_str(active_speed=1, active_speed_ex=0) == \
+            '2.5 Gbps (1)'
+
+    def test_port_attr_active_speed_ex(self):
+        """PortAttr.active_speed_ex exists in every build (0 where the
+        rdma-core it was built against is older than 49)."""
+        assert isinstance(d.PortAttr.active_speed_ex, (property,
+                                                       type(d.PortAttr.lid)))
 
     def test_event_types(self):
         assert d.translate_event_type(0) == 'IBV_EVENT_CQ_ERR'
@@ -263,7 +277,9 @@ class TestTranslators:
         assert d.translate_event_type(19) == 'IBV_EVENT_WQ_FATAL'
         # upstream's own spelling, dot included
         assert d.translate_event_type(16) == '.IBV_EVENT_QP_LAST_WQE_REACHED'
-        assert d.translate_event_type(20) == 'Unknown event_type (20)'
+        # rdma-core 62's, named in every build
+        assert d.translate_event_type(20) == 'IBV_EVENT_DEVICE_SPEED_CHANGE'
+        assert d.translate_event_type(21) == 'Unknown event_type (21)'
 
     def test_str_from_flags(self):
         assert d.str_from_flags(0, {1: 'a'}) == '\n  '

@@ -1228,6 +1228,7 @@ class PortAttr(PyverbsObject):
     init_type_reply: int
     active_width: int
     active_speed: int
+    active_speed_ex: int
     phys_state: int
     link_layer: int
     flags: int

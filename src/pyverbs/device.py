@@ -109,6 +109,8 @@ _ODP_TRANSPORT = dict(_verbs._ODP_TRANSPORT_NAMES)
 _EVENT_TYPES = dict(_verbs._EVENT_TYPE_NAMES)
 # Upstream prints this one with a leading dot; kept for identical output.
 _EVENT_TYPES[16] = '.' + _EVENT_TYPES[16]
+# newer than the rdma-core 44 headers the name table is made from (62)
+_EVENT_TYPES.setdefault(20, 'IBV_EVENT_DEVICE_SPEED_CHANGE')
 
 
 def translate_gid_type(gid_type):
@@ -208,17 +210,22 @@ def phys_state_to_str(phys):
 
 
 def width_to_str(width):
-    widths = {1: '1X', 2: '4X', 4: '8X', 16: '2X'}
+    widths = {1: '1X', 2: '4X', 4: '8X', 8: '12X', 16: '2X'}
     try:
         return '{s} ({n})'.format(s=widths[width], n=width)
     except KeyError:
         return 'Invalid width'
 
 
-def speed_to_str(speed):
+def speed_to_str(active_speed, active_speed_ex=0):
+    """The port speed as upstream prints it: active_speed_ex (PortAttr's,
+    rdma-core 49 and later) when it is not 0, else active_speed.  The
+    second argument is optional here (upstream 65 requires it, 44 had
+    only the first)."""
+    speed = active_speed_ex or active_speed
     speeds = {0: '0.0 Gbps', 1: '2.5 Gbps', 2: '5.0 Gbps', 4: '5.0 Gbps',
               8: '10.0 Gbps', 16: '14.0 Gbps', 32: '25.0 Gbps',
-              64: '50.0 Gbps', 128: '100.0 Gbps'}
+              64: '50.0 Gbps', 128: '100.0 Gbps', 256: '200.0 Gbps'}
     try:
         return '{s} ({n})'.format(s=speeds[speed], n=speed)
     except KeyError:
@@ -294,8 +301,6 @@ def _odp_caps_str(self):
 
 def _port_attr_str(self):
     f = '{:<24}: {:<20}\n'
-    # Newer upstream prints active_speed_ex when the library reports one.
-    speed = getattr(self, 'active_speed_ex', 0) or self.active_speed
     return f.format('Port state', port_state_to_str(self.state)) +\
         f.format('Max MTU', translate_mtu(self.max_mtu)) +\
         f.format('Active MTU', translate_mtu(self.active_mtu)) +\
@@ -317,7 +322,8 @@ def _port_attr_str(self):
         f.format('Subnet timeout', self.subnet_timeout) +\
         f.format('Init type reply', self.init_type_reply) +\
         f.format('Active width', width_to_str(self.active_width)) +\
-        f.format('Active speed', speed_to_str(speed)) +\
+        f.format('Active speed', speed_to_str(self.active_speed,
+                                              self.active_speed_ex)) +\
         f.format('Phys state', phys_state_to_str(self.phys_state)) +\
         f.format('Flags', self.flags)
 
@@ -344,6 +350,12 @@ def _async_event_str(self):
 DeviceAttr.__str__ = _device_attr_str
 ODPCaps.__str__ = _odp_caps_str
 PortAttr.__str__ = _port_attr_str
+if not hasattr(PortAttr, 'active_speed_ex'):
+    # a build against rdma-core < 49, whose ibv_port_attr lacks the field:
+    # 0, "not reported", as a library that does not fill it says
+    PortAttr.active_speed_ex = property(
+        lambda self: 0, doc='The extended active speed (rdma-core 49 and '
+        'later; 0 from this build, made against an older one).')
 GIDEntry.gid_str = _gid_entry_gid_str
 GIDEntry.__str__ = _gid_entry_str
 AsyncEvent.__str__ = _async_event_str
