@@ -20,7 +20,8 @@ from pyverbs.device import Context
 from pyverbs.pd import PD
 from pyverbs.mr import MR
 from pyverbs.qp import ECE, QPCap, QPInitAttr
-from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
+from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
+                                   PyverbsUserError)
 from rdma_helpers import needs_rdmacm
 
 pytestmark = needs_rdmacm
@@ -688,6 +689,82 @@ def test_qp_on_cqs_of_the_cmids_own_context(cm, first):
         ch.close()
         return
     assert cq.closed and ctx.closed and cid.closed
+    ch.close()
+
+
+def test_collector_destroys_cmid_qp_inside_query(cm):
+    """CMID.query_qp() makes its QPAttr and QPInitAttr before it takes the
+    id's QP: a finalizer that the collector runs inside the call and that
+    closes the QP's CQ (which destroys a QP on the user's CQs) leaves the
+    call a PyverbsError ("no QP"), never a use of the destroyed QP."""
+    import gc
+    from pyverbs.cq import CQ
+    ch = CMEventChannel()
+    cid = CMID(creator=ch)
+    cid.resolve_addr(AddrInfo(src='192.0.2.1', dst='192.0.2.2',
+                              port_space=ce.RDMA_PS_TCP))
+    _expect(ch, ce.RDMA_CM_EVENT_ADDR_RESOLVED).close()
+    cq = CQ(cid.context, 8)
+    cid.create_qp(QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                             cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+
+    class Cycle:
+        def __del__(self):
+            cq.close()
+
+    old = gc.get_threshold()
+    outcomes = set()
+    try:
+        for _ in range(30):
+            if cq.closed:
+                break
+            gc.disable()
+            c = Cycle()
+            c.me = c
+            del c
+            gc.set_threshold(1, 1, 1)
+            gc.enable()
+            try:
+                cid.query_qp(e.IBV_QP_STATE)
+                outcomes.add('ok')
+            except PyverbsError:
+                outcomes.add('error')
+    finally:
+        gc.set_threshold(*old)
+        gc.enable()
+    gc.collect()
+    assert cq.closed and cid.qpn is None
+    assert outcomes <= {'ok', 'error'}
+    with pytest.raises(PyverbsUserError, match='no QP'):
+        cid.query_qp(e.IBV_QP_STATE)
+    cid.close()
+    ch.close()
+
+
+def test_mr_of_cmid_handle_argument_closes_its_pd(cm):
+    """MR(cmid, ..., handle=h) registers on the id's PD, which no argument
+    names: it is held in use all the same, so that h's __index__ closing it
+    is refused instead of leaving the import a closed PD."""
+    ch = CMEventChannel()
+    cid = CMID(creator=ch)
+    cid.resolve_addr(AddrInfo(src='192.0.2.1', dst='192.0.2.2',
+                              port_space=ce.RDMA_PS_TCP))
+    _expect(ch, ce.RDMA_CM_EVENT_ADDR_RESOLVED).close()
+    pd = cid.pd
+    refused = []
+
+    class Handle:
+        def __index__(self):
+            try:
+                pd.close()
+            except PyverbsUserError as ex:
+                refused.append(str(ex))
+            return 0x7fffffff       # no such MR: the import fails
+
+    with pytest.raises(PyverbsError):
+        MR(cid, 0, 0, handle=Handle())
+    assert refused and not pd.closed
+    cid.close()
     ch.close()
 
 

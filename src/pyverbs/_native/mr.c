@@ -224,28 +224,12 @@ static struct pv_pd *mr_creator(PyObject *creator)
 	return (struct pv_pd *)creator;
 }
 
-static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
+/* MR.__init__ once its PD is found: import, or register the memory given
+ * (or allocated here), and link to the PD.  0 or -1. */
+static int mr_open(struct pv_mr *self, struct pv_pd *pd, PyObject *address,
+		   PyObject *handle, size_t length, unsigned int access,
+		   int implicit)
 {
-	static char *kwlist[] = { "creator",  "length", "access", "address",
-				  "implicit", "handle", NULL };
-	struct pv_mr *self = (struct pv_mr *)obj;
-	PyObject *creator, *address = Py_None, *handle = Py_None;
-	size_t length = 0;
-	unsigned int access = 0;
-	int implicit = 0;
-	struct pv_pd *pd;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&O&OpO:MR", kwlist,
-					 &creator, pv_conv_size, &length,
-					 pv_conv_u32, &access, &address,
-					 &implicit, &handle))
-		return -1;
-	if (!self->obj.closed || self->obj.nparents || self->mr) {
-		pv_raise_user("MR is already initialised");
-		return -1;
-	}
-	if (!(pd = mr_creator(creator)))
-		return -1;
 	pv_obj_setup(&self->obj, pv_mr_destroy);
 	if (handle != Py_None) {
 		if (mr_import(self, pd, handle))
@@ -265,6 +249,38 @@ err:
 	mr_release_memory(self);
 	self->buf = NULL;
 	return -1;
+}
+
+static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "creator",  "length", "access", "address",
+				  "implicit", "handle", NULL };
+	struct pv_mr *self = (struct pv_mr *)obj;
+	PyObject *creator, *address = Py_None, *handle = Py_None;
+	size_t length = 0;
+	unsigned int access = 0;
+	int implicit = 0, rc;
+	struct pv_use use;
+	struct pv_pd *pd;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&O&OpO:MR", kwlist,
+					 &creator, pv_conv_size, &length,
+					 pv_conv_u32, &access, &address,
+					 &implicit, &handle))
+		return -1;
+	if (!self->obj.closed || self->obj.nparents || self->mr) {
+		pv_raise_user("MR is already initialised");
+		return -1;
+	}
+	if (!(pd = mr_creator(creator)))
+		return -1;
+	/* The PD in use to the end (a CMID's is made here, no argument the
+	 * guard holds): converting the handle or exporting the buffer may run
+	 * Python code that would close it. */
+	pv_use_begin(&use, &pd->obj);
+	rc = mr_open(self, pd, address, handle, length, access, implicit);
+	pv_use_end(&use);
+	return rc;
 }
 
 /* Bounds check for read/write/sge: [offset, offset + length) inside the

@@ -490,12 +490,13 @@ static PyObject *qp_modify(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_RETURN_NONE;
 }
 
-PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
-			   const struct pv_qp *owner)
+PyObject *pv_qp_query_pair(PyObject *obj, struct ibv_qp *(*get)(PyObject *),
+			   uint32_t mask, const struct pv_qp *owner)
 {
 	struct pv_qp_init_attr *ia;
 	struct pv_qp_attr *a;
 	PyObject *res = NULL;
+	struct ibv_qp *qp;
 	int rc;
 
 	a = (struct pv_qp_attr *)PyObject_CallNoArgs((PyObject *)pv.QPAttr);
@@ -503,7 +504,7 @@ PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
 		return NULL;
 	ia = (struct pv_qp_init_attr *)PyObject_CallNoArgs(
 		(PyObject *)pv.QPInitAttr);
-	if (!ia)
+	if (!ia || !(qp = get(obj)))
 		goto out;
 	rc = ibv_query_qp(qp, &a->attr, (int)mask, &ia->attr);
 	if (rc) { /* returns errno */
@@ -533,18 +534,21 @@ out:
 	return res;
 }
 
+/* The ibv_qp of an open QP (pv_qp_query_pair()'s get). */
+static struct ibv_qp *qp_handle(PyObject *obj)
+{
+	return qp_open((struct pv_qp *)obj) ? NULL : ((struct pv_qp *)obj)->qp;
+}
+
 static PyObject *qp_query(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "attr_mask", NULL };
-	struct pv_qp *self = (struct pv_qp *)obj;
 	uint32_t mask;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query", kwlist,
 					 pv_conv_u32, &mask))
 		return NULL;
-	if (qp_open(self))
-		return NULL;
-	return pv_qp_query_pair(self->qp, mask, self);
+	return pv_qp_query_pair(obj, qp_handle, mask, (struct pv_qp *)obj);
 }
 
 static PyObject *qp_query_data_in_order(PyObject *obj, PyObject *args,

@@ -78,13 +78,16 @@ int pv_qpx_create(PyObject *obj, PyObject *creator, PyObject *init_attr,
 int pv_qp_traverse(PyObject *obj, visitproc visit, void *arg);
 int pv_qp_clear(PyObject *obj);
 /*
- * QP.query's work, shared with CMID.query_qp: ibv_query_qp() of qp as a
- * new (QPAttr, QPInitAttr) pair whose QPInitAttr names the send and
- * receive CQs, SRQ and qp_context of owner; owner NULL (a CMID's QP, whose
- * CQs and SRQ are librdmacm's): None.
+ * QP.query's work, shared with CMID.query_qp: ibv_query_qp() of the QP
+ * that get(obj) returns, as a new (QPAttr, QPInitAttr) pair whose
+ * QPInitAttr names the send and receive CQs, SRQ and qp_context of owner;
+ * owner NULL (a CMID's QP, whose CQs and SRQ are librdmacm's): None.
+ * get() (NULL with an exception: closed, no QP) runs once both objects are
+ * made: making them may run the collector, whose finalizers may destroy
+ * the QP (a CMID's goes with a CQ of its).
  */
-PyObject *pv_qp_query_pair(struct ibv_qp *qp, uint32_t mask,
-			   const struct pv_qp *owner);
+PyObject *pv_qp_query_pair(PyObject *obj, struct ibv_qp *(*get)(PyObject *),
+			   uint32_t mask, const struct pv_qp *owner);
 
 /*
  * qpex.c: a QPEx (a QP with the ibv_wr_* send API).  qpx is NULL unless the

@@ -168,19 +168,22 @@ PyObject *pv_cmid_create_qp(PyObject *obj, PyObject *args, PyObject *kw)
 	Py_RETURN_NONE;
 }
 
+/* The id's QP (pv_qp_query_pair()'s get). */
+static struct ibv_qp *cmid_qp_handle(PyObject *obj)
+{
+	return pv_cmid_qp(CMID(obj));
+}
+
 PyObject *pv_cmid_query_qp(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "attr_mask", NULL };
-	struct ibv_qp *qp;
 	uint32_t mask;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query_qp", kwlist,
 					 pv_conv_u32, &mask))
 		return NULL;
-	if (!(qp = pv_cmid_qp(CMID(obj))))
-		return NULL;
 	/* the CQs and SRQ are librdmacm's: no objects for them */
-	return pv_qp_query_pair(qp, mask, NULL);
+	return pv_qp_query_pair(obj, cmid_qp_handle, mask, NULL);
 }
 
 PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args, PyObject *kw)
