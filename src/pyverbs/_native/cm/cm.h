@@ -49,9 +49,9 @@ struct pv_cm_event {
 	struct pv_obj obj;
 	struct rdma_cm_event *event; /* NULL once acked */
 	struct rdma_cm_event copy;
-	PyObject *private_data; /* bytes or None */
-	int adopted;		/* a CMID took copy.id */
-	PyObject *orphan_ch;	/* the channel keeping copy.id, or NULL */
+	PyObject *private_data;		 /* bytes or None */
+	int adopted;			 /* a CMID took copy.id */
+	struct pv_cm_channel *orphan_ch; /* keeps copy.id (strong), or NULL */
 };
 
 struct pv_cmid {

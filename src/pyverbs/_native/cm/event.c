@@ -243,13 +243,11 @@ struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what)
 /* ---- CMEventChannel ---- */
 
 /*
- * A CONNECT_REQUEST reports a new id, the user's to take with
- * CMID(creator=event, listen_id=...), before or after the ack.  An id not
- * taken when its event is acked is kept by the channel (orphans) until a
- * CMID takes it, the CMEvent goes away (no one can take it any more) or the
- * channel closes; then it is destroyed (the peer is rejected).  Otherwise
- * librdmacm would keep it, and its device's Context and PD, until the
- * process ends.
+ * A CONNECT_REQUEST's new id is the user's to take with CMID(creator=event,
+ * listen_id=...), before or after the ack.  One not taken at the ack is
+ * kept by the channel (orphans) until a CMID takes it, or it is destroyed
+ * (the peer rejected) when the CMEvent goes away or the channel closes:
+ * else librdmacm would keep it, and its device's PD, for good.
  */
 static int ch_keep_orphan(struct pv_cm_channel *ch, struct rdma_cm_id *id)
 {
@@ -281,14 +279,19 @@ static int ch_take_orphan(struct pv_cm_channel *ch, struct rdma_cm_id *id)
 }
 
 /* Destroy an orphan id of ch (its events acked first: rdma_destroy_id()
- * waits for them).  Keeps the exception state as it was. */
+ * waits for them), the channel in use meanwhile: rdma_destroy_id() reads
+ * it without the GIL.  Keeps the exception state as it was. */
 static void orphan_destroy(struct pv_cm_channel *ch, struct rdma_cm_id *id)
 {
 	PyObject *et, *ev, *tb;
+	struct pv_use use;
 
 	PyErr_Fetch(&et, &ev, &tb);
-	if (!pv_cm_ack_events_of(ch, id))
+	if (!pv_cm_ack_events_of(ch, id)) {
+		pv_use_begin(&use, &ch->obj);
 		PV_WITHOUT_GIL(rdma_destroy_id(id)); /* -1 + errno */
+		pv_use_end(&use);
+	}
 	PyErr_Clear();
 	PyErr_Restore(et, ev, tb);
 }
@@ -453,7 +456,7 @@ static void ev_orphan(struct pv_cm_event *self)
 		orphan_destroy((struct pv_cm_channel *)ch, self->copy.id);
 		return;
 	}
-	self->orphan_ch = Py_NewRef((PyObject *)ch);
+	self->orphan_ch = (struct pv_cm_channel *)Py_NewRef((PyObject *)ch);
 }
 
 int pv_cm_event_take_id(struct pv_cm_event *ev)
@@ -464,9 +467,7 @@ int pv_cm_event_take_id(struct pv_cm_event *ev)
 		return -1;
 	}
 	if (!ev->event &&
-	    !(ev->orphan_ch &&
-	      ch_take_orphan((struct pv_cm_channel *)ev->orphan_ch,
-			     ev->copy.id))) {
+	    !(ev->orphan_ch && ch_take_orphan(ev->orphan_ch, ev->copy.id))) {
 		pv_raise_user("The CMEvent's CM ID is gone: its event channel "
 			      "was closed");
 		return -1;
@@ -604,7 +605,7 @@ static int ev_traverse(PyObject *obj, visitproc visit, void *arg)
 static int ev_clear(PyObject *obj)
 {
 	struct pv_cm_event *self = (struct pv_cm_event *)obj;
-	struct pv_cm_channel *ch = (struct pv_cm_channel *)self->orphan_ch;
+	struct pv_cm_channel *ch = self->orphan_ch;
 
 	/* going away: no CMID can take its id any more */
 	if (ch && !self->adopted && ch_take_orphan(ch, self->copy.id))
