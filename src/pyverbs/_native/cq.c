@@ -353,6 +353,23 @@ int pv_cq_destroy(struct pv_obj *o)
 	return 0;
 }
 
+/* cq_impl.h */
+struct pv_context *pv_cq_init_context(struct pv_cq *self, PyObject *ctxo,
+				      const char *name)
+{
+	if (!self->obj.closed || self->obj.nparents) {
+		pv_raise_user("%s is already initialised", name);
+		return NULL;
+	}
+	if (!PyObject_TypeCheck(ctxo, pv.Context)) {
+		PyErr_Format(PyExc_TypeError,
+			     "context must be a Context, not %.100s",
+			     Py_TYPE(ctxo)->tp_name);
+		return NULL;
+	}
+	return (struct pv_context *)ctxo;
+}
+
 /*
  * Link a new CQ/CQEX to its Context and channel.  channel may be None.
  * Checks come first: returns -1 (nothing created yet) on bad input.
@@ -412,18 +429,8 @@ static int cq_init(PyObject *obj, PyObject *args, PyObject *kw)
 					 cq_conv_cqe, &cqe, &cq_context,
 					 &channel, pv_conv_uint, &comp_vector))
 		return -1;
-	if (!self->obj.closed || self->obj.nparents) {
-		pv_raise_user("CQ is already initialised");
-		return -1;
-	}
-	if (!PyObject_TypeCheck(ctxo, pv.Context)) {
-		PyErr_Format(PyExc_TypeError,
-			     "context must be a Context, not %.100s",
-			     Py_TYPE(ctxo)->tp_name);
-		return -1;
-	}
-	ctx = (struct pv_context *)ctxo;
-	if (pv_cq_check_parents(ctx, channel))
+	if (!(ctx = pv_cq_init_context(self, ctxo, "CQ")) ||
+	    pv_cq_check_parents(ctx, channel))
 		return -1;
 	pv_obj_setup(&self->obj, pv_cq_destroy);
 	self->cq =

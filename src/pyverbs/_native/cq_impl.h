@@ -16,6 +16,10 @@ struct pv_context;
 int pv_cq_one_arg(const char *fname, const char *kwname, PyObject *const *args,
 		  Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 int pv_cq_destroy(struct pv_obj *o);
+/* The Context of a CQ or CQEX being initialised (ctxo, type-checked), or
+ * NULL with an exception ("<name> is already initialised", TypeError). */
+struct pv_context *pv_cq_init_context(struct pv_cq *self, PyObject *ctxo,
+				      const char *name);
 /* ctx open, channel None or an open CompChannel of ctx; 0 or -1. */
 int pv_cq_check_parents(struct pv_context *ctx, PyObject *channel);
 /* After creation: link the parents; on failure destroy the CQ again. */

@@ -219,18 +219,9 @@ int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
 	struct pv_context *ctx;
 	PyObject *cq_context = NULL;
 
-	if (!self->obj.closed || self->obj.nparents) {
-		pv_raise_user("%s is already initialised",
-			      _PyType_Name(Py_TYPE(obj)));
+	ctx = pv_cq_init_context(self, ctxo, _PyType_Name(Py_TYPE(obj)));
+	if (!ctx)
 		return -1;
-	}
-	if (!PyObject_TypeCheck(ctxo, pv.Context)) {
-		PyErr_Format(PyExc_TypeError,
-			     "context must be a Context, not %.100s",
-			     Py_TYPE(ctxo)->tp_name);
-		return -1;
-	}
-	ctx = (struct pv_context *)ctxo;
 	if (ia != Py_None) {
 		struct cq_init_attr_ex *cia = (struct cq_init_attr_ex *)ia;
 
