@@ -95,3 +95,11 @@ PyObject *pv_raise_unsupported(const char *what)
 			   "pyverbs was built against",
 			   what);
 }
+
+PyObject *pv_raise_needs(const char *what, int version)
+{
+	return pv_raise_rc(EOPNOTSUPP, NULL,
+			   "%s needs rdma-core %d or later; this pyverbs was "
+			   "built against an older one",
+			   what, version);
+}

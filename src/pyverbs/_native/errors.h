@@ -30,5 +30,8 @@ PyObject *pv_raise_user(const char *msg, ...);
 PyObject *pv_raise_error(const char *msg, ...);
 /* "<what> is not supported by this build (rdma-core too old)" */
 PyObject *pv_raise_unsupported(const char *what);
+/* The same for a call the build's rdma-core headers lack: names the
+ * rdma-core version that first has it (EOPNOTSUPP, PyverbsRDMAError). */
+PyObject *pv_raise_needs(const char *what, int version);
 
 #endif /* PV_ERRORS_H */
