@@ -716,29 +716,17 @@ static int ctx_clear(PyObject *obj)
 	return 0;
 }
 
-static PyType_Slot ctx_slots[] = {
-	{ Py_tp_doc, "Context(*, name=None, attr=None, cmid=None, cmd_fd=None)"
-		     "\n--\n\n"
-		     "An opened RDMA device: Context(name='rxe0') opens it by "
-		     "name, Context(cmd_fd=fd) imports the context of another "
-		     "process from a dup()ed cmd_fd.  Provider subclasses pass "
-		     "attr= so that the device is only looked up.  Closing "
-		     "the Context closes every object created on it first." },
-	{ Py_tp_init, ctx_init },
-	{ Py_tp_methods, ctx_methods },
-	{ Py_tp_getset, ctx_getset },
-	{ Py_tp_repr, ctx_repr },
-	{ Py_tp_traverse, ctx_traverse },
-	{ Py_tp_clear, ctx_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec ctx_spec = {
-	.name = "pyverbs.device.Context",
-	.basicsize = sizeof(struct pv_context),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ctx_slots,
-};
+PV_GC_TYPE_SPEC(ctx, "pyverbs.device.Context", struct pv_context,
+		"Context(*, name=None, attr=None, cmid=None, cmd_fd=None)"
+		"\n--\n\n"
+		"An opened RDMA device: Context(name='rxe0') opens it by "
+		"name, Context(cmd_fd=fd) imports the context of another "
+		"process from a dup()ed cmd_fd.  Provider subclasses pass "
+		"attr= so that the device is only looked up.  Closing "
+		"the Context closes every object created on it first.",
+		{ Py_tp_init, ctx_init }, { Py_tp_methods, ctx_methods },
+		{ Py_tp_getset, ctx_getset }, { Py_tp_repr, ctx_repr },
+		{ Py_tp_traverse, ctx_traverse }, { Py_tp_clear, ctx_clear }, );
 
 /* ---- device lists ---- */
 

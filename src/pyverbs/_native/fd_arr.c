@@ -190,24 +190,13 @@ int pv_fd_arr_get(PyObject *o, struct ibv_fd_arr *out)
 }
 #endif
 
-static PyType_Slot fda_slots[] = {
-	{ Py_tp_doc, "FdArr(arr, count)\n--\n\n"
-		     "An array of file descriptors (struct ibv_fd_arr): arr, a "
-		     "sequence of ints, of which the first count are passed." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, fda_init },
-	{ Py_tp_getset, fda_getset },
-	{ Py_tp_repr, fda_repr },
-	{ Py_tp_dealloc, fda_dealloc },
-	{ 0, NULL }
-};
-
-static PyType_Spec fda_spec = {
-	.name = "pyverbs.device.FdArr",
-	.basicsize = sizeof(struct pv_fd_arr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = fda_slots,
-};
+PV_TYPE_SPEC(fda, "pyverbs.device.FdArr", struct pv_fd_arr,
+	     "FdArr(arr, count)\n--\n\n"
+	     "An array of file descriptors (struct ibv_fd_arr): arr, a "
+	     "sequence of ints, of which the first count are passed.",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, fda_init },
+	     { Py_tp_getset, fda_getset }, { Py_tp_repr, fda_repr },
+	     { Py_tp_dealloc, fda_dealloc }, );
 
 int pv_fd_arr_init_types(PyObject *m)
 {

@@ -345,6 +345,25 @@ int pv_add_data_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 	return pv_add_type(m, spec, base, slot);
 }
 
+int pv_add_types(PyObject *m, const struct pv_type_def *defs)
+{
+	const struct pv_type_def *d;
+
+	for (d = defs; d->spec; d++) {
+		PyTypeObject *base = d->base ? *d->base : NULL;
+		int rc;
+
+		if (d->fields || d->oslots || d->extra)
+			rc = pv_add_data_type(m, d->spec, base, d->fields,
+					      d->oslots, d->extra, d->slot);
+		else
+			rc = pv_add_type(m, d->spec, base, d->slot);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {

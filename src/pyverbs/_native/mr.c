@@ -651,29 +651,17 @@ static PyGetSetDef mr_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mr_slots[] = {
-	{ Py_tp_doc,
-	  "MR(creator, length=0, access=0, address=None, implicit=False, "
-	  "handle=None)\n--\n\n"
-	  "A memory region registered on a PD.  address may be None (pyverbs "
-	  "allocates page-aligned zeroed memory), a writable buffer object "
-	  "(held until the MR is closed) or a raw address (int)." },
-	{ Py_tp_init, mr_init },
-	{ Py_tp_methods, mr_methods },
-	{ Py_tp_getset, mr_getset },
-	{ Py_tp_traverse, mr_traverse },
-	{ Py_tp_clear, mr_clear },
-	{ Py_bf_getbuffer, mr_getbuffer },
-	{ Py_bf_releasebuffer, mr_releasebuffer },
-	{ 0, NULL }
-};
-
-static PyType_Spec mr_spec = {
-	.name = "pyverbs.mr.MR",
-	.basicsize = sizeof(struct pv_mr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mr_slots,
-};
+PV_GC_TYPE_SPEC(
+	mr, "pyverbs.mr.MR", struct pv_mr,
+	"MR(creator, length=0, access=0, address=None, implicit=False, "
+	"handle=None)\n--\n\n"
+	"A memory region registered on a PD.  address may be None (pyverbs "
+	"allocates page-aligned zeroed memory), a writable buffer object "
+	"(held until the MR is closed) or a raw address (int).",
+	{ Py_tp_init, mr_init }, { Py_tp_methods, mr_methods },
+	{ Py_tp_getset, mr_getset }, { Py_tp_traverse, mr_traverse },
+	{ Py_tp_clear, mr_clear }, { Py_bf_getbuffer, mr_getbuffer },
+	{ Py_bf_releasebuffer, mr_releasebuffer }, );
 
 int pv_mr_init_types(PyObject *m)
 {

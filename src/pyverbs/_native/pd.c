@@ -238,25 +238,13 @@ static PyObject *pd_repr(PyObject *obj)
 				    self->pd->handle);
 }
 
-static PyType_Slot pd_slots[] = {
-	{ Py_tp_doc,
-	  "PD(creator, handle=None)\n--\n\n"
-	  "A protection domain on a Context; with handle, import the "
-	  "PD of another process sharing the Context." },
-	{ Py_tp_init, pd_init },
-	{ Py_tp_methods, pd_methods },
-	{ Py_tp_getset, pd_getset },
-	{ Py_tp_repr, pd_repr },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec pd_spec = {
-	.name = "pyverbs.pd.PD",
-	.basicsize = sizeof(struct pv_pd),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = pd_slots,
-};
+PV_GC_TYPE_SPEC(pd, "pyverbs.pd.PD", struct pv_pd,
+		"PD(creator, handle=None)\n--\n\n"
+		"A protection domain on a Context; with handle, import the "
+		"PD of another process sharing the Context.",
+		{ Py_tp_init, pd_init }, { Py_tp_methods, pd_methods },
+		{ Py_tp_getset, pd_getset }, { Py_tp_repr, pd_repr },
+		PV_CM_SLOTS, );
 
 struct pv_pd *pv_pd_arg(PyObject *o)
 {

@@ -894,26 +894,15 @@ static PyGetSetDef qp_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot qp_slots[] = {
-	{ Py_tp_doc, "QP(creator, init_attr, qp_attr=None)\n--\n\n"
-		     "A queue pair.  creator is a PD (init_attr a QPInitAttr, "
-		     "ibv_create_qp) or a Context (init_attr a QPInitAttrEx, "
-		     "ibv_create_qp_ex).  With qp_attr, UD and raw packet QPs "
-		     "are moved to RTS and the other types to INIT." },
-	{ Py_tp_init, pv_qp_init },
-	{ Py_tp_methods, qp_methods },
-	{ Py_tp_getset, qp_getset },
-	{ Py_tp_traverse, pv_qp_traverse },
-	{ Py_tp_clear, pv_qp_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec qp_spec = {
-	.name = "pyverbs.qp.QP",
-	.basicsize = sizeof(struct pv_qp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = qp_slots,
-};
+PV_GC_TYPE_SPEC(qp, "pyverbs.qp.QP", struct pv_qp,
+		"QP(creator, init_attr, qp_attr=None)\n--\n\n"
+		"A queue pair.  creator is a PD (init_attr a QPInitAttr, "
+		"ibv_create_qp) or a Context (init_attr a QPInitAttrEx, "
+		"ibv_create_qp_ex).  With qp_attr, UD and raw packet QPs "
+		"are moved to RTS and the other types to INIT.",
+		{ Py_tp_init, pv_qp_init }, { Py_tp_methods, qp_methods },
+		{ Py_tp_getset, qp_getset }, { Py_tp_traverse, pv_qp_traverse },
+		{ Py_tp_clear, pv_qp_clear }, );
 
 int pv_qp_init_types(PyObject *m)
 {

@@ -59,7 +59,11 @@ struct pv_state {
 	PyTypeObject *CompChannel;
 	PyTypeObject *CQ;
 	PyTypeObject *WC;
-	PyTypeObject *CQEX; /* cqex.c */
+	/* cqex.c */
+	PyTypeObject *CqInitAttrEx;
+	PyTypeObject *PollCqAttr;
+	PyTypeObject *WcTmInfo;
+	PyTypeObject *CQEX;
 	/* addr.c */
 	PyTypeObject *GID;
 	PyTypeObject *GRH;
@@ -114,6 +118,7 @@ struct pv_state {
 	PyTypeObject *UDParam;
 	PyTypeObject *JoinMCAttrEx;
 	PyTypeObject *CMID;
+	PyTypeObject *CMIDQP; /* cm/cmid_qp.c, hidden: _CMIDQP */
 
 	/* the hook pv_add_type() calls before making each type (guard.c) */
 	int (*prepare_spec)(PyType_Spec *spec, PyTypeObject *base);
@@ -127,5 +132,8 @@ extern struct pv_state pv;
  */
 int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 		PyTypeObject **slot);
+/* The same without adding it to the module: a hidden helper type. */
+int pv_make_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
+		 PyTypeObject **slot);
 
 #endif /* PV_STATE_H */

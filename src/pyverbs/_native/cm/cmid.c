@@ -863,31 +863,21 @@ static PyMethodDef cmid_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot cmid_slots[] = {
-	{ Py_tp_doc, "CMID(creator=None, qp_init_attr=None, pd=None, "
-		     "port_space=262, listen_id=None)\n--\n\n"
-		     "Defaults: port_space=RDMA_PS_TCP.\n"
-		     "An RDMA CM id.  creator is an AddrInfo (a synchronous id,"
-		     " rdma_create_ep, with\nits QP made from qp_init_attr on "
-		     "pd if given), a CMEventChannel (an\nasynchronous id of "
-		     "port_space, rdma_create_id), or a CONNECT_REQUEST "
-		     "CMEvent\ntogether with the listening listen_id (the "
-		     "request's new id).  Closing it\ncloses its accepted ids, "
-		     "its QP and the Context/PD/MRs made on it first." },
-	{ Py_tp_init, cmid_init },
-	{ Py_tp_methods, cmid_methods },
-	{ Py_tp_getset, cmid_getset },
-	{ Py_tp_traverse, cmid_traverse },
-	{ Py_tp_clear, cmid_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec cmid_spec = {
-	.name = "pyverbs.cmid.CMID",
-	.basicsize = sizeof(struct pv_cmid),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cmid_slots,
-};
+PV_GC_TYPE_SPEC(cmid, "pyverbs.cmid.CMID", struct pv_cmid,
+		"CMID(creator=None, qp_init_attr=None, pd=None, "
+		"port_space=262, listen_id=None)\n--\n\n"
+		"Defaults: port_space=RDMA_PS_TCP.\n"
+		"An RDMA CM id.  creator is an AddrInfo (a synchronous id,"
+		" rdma_create_ep, with\nits QP made from qp_init_attr on "
+		"pd if given), a CMEventChannel (an\nasynchronous id of "
+		"port_space, rdma_create_id), or a CONNECT_REQUEST "
+		"CMEvent\ntogether with the listening listen_id (the "
+		"request's new id).  Closing it\ncloses its accepted ids, "
+		"its QP and the Context/PD/MRs made on it first.",
+		{ Py_tp_init, cmid_init }, { Py_tp_methods, cmid_methods },
+		{ Py_tp_getset, cmid_getset },
+		{ Py_tp_traverse, cmid_traverse },
+		{ Py_tp_clear, cmid_clear }, );
 
 /* What the core calls into rdma_cm for (rdmacm_ops.h). */
 static const struct pv_cm_ops cm_ops = {

@@ -205,26 +205,15 @@ static PyGetSetDef ai_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot ai_slots[] = {
-	{ Py_tp_doc,
-	  "AddrInfo(src=None, dst=None, src_service=None, "
-	  "dst_service=None, port_space=0, flags=0)\n--\n\n"
-	  "Address information (rdma_getaddrinfo).  With RAI_PASSIVE "
-	  "in flags, src and src_service\nname the local address to "
-	  "listen on; else dst and dst_service name the\npeer, and "
-	  "src (resolved first) the local address to use." },
-	{ Py_tp_init, ai_init },
-	{ Py_tp_getset, ai_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec ai_spec = {
-	.name = "pyverbs.cmid.AddrInfo",
-	.basicsize = sizeof(struct pv_addrinfo),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ai_slots,
-};
+PV_GC_TYPE_SPEC(ai, "pyverbs.cmid.AddrInfo", struct pv_addrinfo,
+		"AddrInfo(src=None, dst=None, src_service=None, "
+		"dst_service=None, port_space=0, flags=0)\n--\n\n"
+		"Address information (rdma_getaddrinfo).  With RAI_PASSIVE "
+		"in flags, src and src_service\nname the local address to "
+		"listen on; else dst and dst_service name the\npeer, and "
+		"src (resolved first) the local address to use.",
+		{ Py_tp_init, ai_init }, { Py_tp_getset, ai_getset },
+		PV_CM_SLOTS, );
 
 struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what)
 {
@@ -419,25 +408,13 @@ static PyGetSetDef ch_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot ch_slots[] = {
-	{ Py_tp_doc,
-	  "CMEventChannel()\n--\n\n"
-	  "A channel on which asynchronous CMIDs report their events "
-	  "(rdma_create_event_channel).\nClosing it closes its "
-	  "CMIDs and acks its events first." },
-	{ Py_tp_init, ch_init },
-	{ Py_tp_methods, ch_methods },
-	{ Py_tp_getset, ch_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec ch_spec = {
-	.name = "pyverbs.cmid.CMEventChannel",
-	.basicsize = sizeof(struct pv_cm_channel),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ch_slots,
-};
+PV_GC_TYPE_SPEC(ch, "pyverbs.cmid.CMEventChannel", struct pv_cm_channel,
+		"CMEventChannel()\n--\n\n"
+		"A channel on which asynchronous CMIDs report their events "
+		"(rdma_create_event_channel).\nClosing it closes its "
+		"CMIDs and acks its events first.",
+		{ Py_tp_init, ch_init }, { Py_tp_methods, ch_methods },
+		{ Py_tp_getset, ch_getset }, PV_CM_SLOTS, );
 
 /* ---- CMEvent ---- */
 
@@ -637,25 +614,14 @@ static PyGetSetDef ev_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot ev_slots[] = {
-	{ Py_tp_doc, "CMEvent(channel)\n--\n\n"
-		     "The next event of a CMEventChannel (rdma_get_cm_event): "
-		     "waits for it\nwith the GIL released.  close() and the "
-		     "finalizer ack it if not acked." },
-	{ Py_tp_init, ev_init },
-	{ Py_tp_methods, ev_methods },
-	{ Py_tp_getset, ev_getset },
-	{ Py_tp_traverse, ev_traverse },
-	{ Py_tp_clear, ev_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec ev_spec = {
-	.name = "pyverbs.cmid.CMEvent",
-	.basicsize = sizeof(struct pv_cm_event),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ev_slots,
-};
+PV_GC_TYPE_SPEC(ev, "pyverbs.cmid.CMEvent", struct pv_cm_event,
+		"CMEvent(channel)\n--\n\n"
+		"The next event of a CMEventChannel (rdma_get_cm_event): "
+		"waits for it\nwith the GIL released.  close() and the "
+		"finalizer ack it if not acked.",
+		{ Py_tp_init, ev_init }, { Py_tp_methods, ev_methods },
+		{ Py_tp_getset, ev_getset }, { Py_tp_traverse, ev_traverse },
+		{ Py_tp_clear, ev_clear }, );
 
 /* Does the unacked event child c name id (as its id or listen_id)? */
 static int ev_names_id(struct pv_obj *c, void *id)
@@ -771,26 +737,15 @@ static const PyGetSetDef cp_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot cp_slots[] = {
-	{ Py_tp_doc, "ConnParam(resources=1, depth=1, flow_control=0, "
-		     "retry=5, rnr_retry=5, srq=0, qp_num=0, data_len=0)"
-		     "\n--\n\n"
-		     "Connection parameters (struct rdma_conn_param) for "
-		     "CMID.connect() and accept(),\nwith room for data_len "
-		     "bytes of private data." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cp_init },
-	{ Py_tp_methods, cp_methods },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec cp_spec = {
-	.name = "pyverbs.cmid.ConnParam",
-	.basicsize = sizeof(struct pv_conn_param),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = cp_slots,
-};
+PV_DATA_SPEC(cp, "pyverbs.cmid.ConnParam", struct pv_conn_param,
+	     "ConnParam(resources=1, depth=1, flow_control=0, "
+	     "retry=5, rnr_retry=5, srq=0, qp_num=0, data_len=0)"
+	     "\n--\n\n"
+	     "Connection parameters (struct rdma_conn_param) for "
+	     "CMID.connect() and accept(),\nwith room for data_len "
+	     "bytes of private data.",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, cp_init },
+	     { Py_tp_methods, cp_methods }, );
 
 int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out)
 {
@@ -861,23 +816,12 @@ static const PyGetSetDef ud_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot ud_slots[] = {
-	{ Py_tp_doc, "UDParam(cm_event)\n--\n\n"
-		     "The UD parameters of an ESTABLISHED or MULTICAST_JOIN "
-		     "event (struct rdma_ud_param):\nthe peer's QP number, "
-		     "Q_Key and address (ah_attr)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, ud_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec ud_spec = {
-	.name = "pyverbs.cmid.UDParam",
-	.basicsize = sizeof(struct pv_ud_param),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = ud_slots,
-};
+PV_DATA_SPEC(ud, "pyverbs.cmid.UDParam", struct pv_ud_param,
+	     "UDParam(cm_event)\n--\n\n"
+	     "The UD parameters of an ESTABLISHED or MULTICAST_JOIN "
+	     "event (struct rdma_ud_param):\nthe peer's QP number, "
+	     "Q_Key and address (ah_attr).",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, ud_init }, );
 
 int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out)
 {
@@ -938,26 +882,15 @@ static int jm_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot jm_slots[] = {
-	{ Py_tp_doc, "JoinMCAttrEx(addr, comp_mask=0, join_flags=0)\n--\n\n"
-		     "How to join a multicast group (struct "
-		     "rdma_cm_join_mc_attr_ex): addr, an AddrInfo\nwhose "
-		     "source address is the group; comp_mask "
-		     "(RDMA_CM_JOIN_MC_ATTR_*); join_flags\n"
-		     "(RDMA_MC_JOIN_FLAG_*)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, jm_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(jm),
-	{ 0, NULL }
-};
-
-static PyType_Spec jm_spec = {
-	.name = "pyverbs.cmid.JoinMCAttrEx",
-	.basicsize = sizeof(struct pv_join_mc_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = jm_slots,
-};
+PV_GC_TYPE_SPEC(jm, "pyverbs.cmid.JoinMCAttrEx", struct pv_join_mc_attr,
+		"JoinMCAttrEx(addr, comp_mask=0, join_flags=0)\n--\n\n"
+		"How to join a multicast group (struct "
+		"rdma_cm_join_mc_attr_ex): addr, an AddrInfo\nwhose "
+		"source address is the group; comp_mask "
+		"(RDMA_CM_JOIN_MC_ATTR_*); join_flags\n"
+		"(RDMA_MC_JOIN_FLAG_*).",
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, jm_init },
+		PV_OSLOTS_GC_SLOTS(jm), { Py_tp_getset, NULL }, );
 
 int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out)
 {
@@ -985,15 +918,18 @@ int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out)
 
 int pv_cm_event_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &ai_spec, pv.PyverbsCM, &pv.AddrInfo) ||
-	    pv_add_type(m, &ch_spec, pv.PyverbsCM, &pv.CMEventChannel) ||
-	    pv_add_type(m, &ev_spec, pv.PyverbsCM, &pv.CMEvent) ||
-	    pv_add_data_type(m, &cp_spec, pv.PyverbsObject, cp_fields, NULL,
-			     cp_extra, &pv.ConnParam) ||
-	    pv_add_data_type(m, &ud_spec, pv.PyverbsObject, ud_fields, NULL,
-			     ud_extra, &pv.UDParam) ||
-	    pv_add_data_type(m, &jm_spec, pv.PyverbsObject, jm_fields,
-			     jm_oslots, NULL, &pv.JoinMCAttrEx))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &ai_spec, &pv.PyverbsCM, &pv.AddrInfo },
+		{ &ch_spec, &pv.PyverbsCM, &pv.CMEventChannel },
+		{ &ev_spec, &pv.PyverbsCM, &pv.CMEvent },
+		{ &cp_spec, &pv.PyverbsObject, &pv.ConnParam, cp_fields, NULL,
+		  cp_extra },
+		{ &ud_spec, &pv.PyverbsObject, &pv.UDParam, ud_fields, NULL,
+		  ud_extra },
+		{ &jm_spec, &pv.PyverbsObject, &pv.JoinMCAttrEx, jm_fields,
+		  jm_oslots },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

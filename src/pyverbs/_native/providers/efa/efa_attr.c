@@ -106,16 +106,15 @@ EFA_DATA_SPEC(cia, "EfaDVCQInitAttr", struct pv_efa_cq_init_attr,
 
 int pv_efa_attr_init_types(PyObject *m)
 {
-	PyTypeObject *base = pv.PyverbsObject;
+	static const struct pv_type_def types[] = {
+		{ &da_spec, &pv.PyverbsObject, &pv_efa.DeviceAttr, da_fields },
+		{ &aha_spec, &pv.PyverbsObject, &pv_efa.AHAttr, aha_fields },
+		{ &qia_spec, &pv.PyverbsObject, &pv_efa.QPInitAttr,
+		  qia_fields },
+		{ &cia_spec, &pv.PyverbsObject, &pv_efa.CQInitAttr,
+		  cia_fields },
+		{ NULL }
+	};
 
-	if (pv_add_data_type(m, &da_spec, base, da_fields, NULL, NULL,
-			     &pv_efa.DeviceAttr) ||
-	    pv_add_data_type(m, &aha_spec, base, aha_fields, NULL, NULL,
-			     &pv_efa.AHAttr) ||
-	    pv_add_data_type(m, &qia_spec, base, qia_fields, NULL, NULL,
-			     &pv_efa.QPInitAttr) ||
-	    pv_add_data_type(m, &cia_spec, base, cia_fields, NULL, NULL,
-			     &pv_efa.CQInitAttr))
-		return -1;
-	return 0;
+	return pv_add_types(m, types);
 }

@@ -30,9 +30,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type, *msi_vector_type,
-	*dm_op_addr_type;
-
 /* ------------------------------------------------------------------ */
 /* Mailboxes                                                           */
 /* ------------------------------------------------------------------ */
@@ -324,7 +321,7 @@ struct mlx5dv_devx_obj *pv_mlx5_devx_obj_get(PyObject *obj)
 {
 	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
 
-	if (!pv_type_ok(obj, devx_obj_type)) {
+	if (!pv_type_ok(obj, pv_mlx5.DevxObj)) {
 		PyErr_Format(PyExc_TypeError,
 			     "expected a Mlx5DevxObj, not "
 			     "%.100s",
@@ -823,13 +820,16 @@ PV_GC_TYPE_SPEC(dm_op_addr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
 
 int pv_mlx5_devx_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &devx_obj_spec, pv.PyverbsCM, &devx_obj_type) ||
-	    pv_add_type(m, &umem_spec, pv.PyverbsCM, &umem_type) ||
-	    pv_add_type(m, &devx_eq_spec, pv.PyverbsCM, &devx_eq_type) ||
-	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM, &msi_vector_type) ||
-	    pv_add_type(m, &dm_op_addr_spec, pv.PyverbsCM, &dm_op_addr_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &devx_obj_spec, &pv.PyverbsCM, &pv_mlx5.DevxObj },
+		{ &umem_spec, &pv.PyverbsCM, &pv_mlx5.UMEM },
+		{ &devx_eq_spec, &pv.PyverbsCM, &pv_mlx5.DevxEq },
+		{ &msi_vector_spec, &pv.PyverbsCM, &pv_mlx5.DevxMsiVector },
+		{ &dm_op_addr_spec, &pv.PyverbsCM, &pv_mlx5.DmOpAddr },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }
 
 void pv_mlx5_undo_create(struct pv_obj *o)

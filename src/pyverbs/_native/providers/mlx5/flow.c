@@ -33,14 +33,13 @@ struct pv_match_params {
 	PyObject_HEAD
 	struct mlx5dv_flow_match_parameters *params; /* NULL: closed */
 };
-static PyTypeObject *match_params_type;
 
 struct mlx5dv_flow_match_parameters *pv_mlx5_match_params(PyObject *o,
 							  const char *what)
 {
 	struct pv_match_params *mp = (struct pv_match_params *)o;
 
-	if (!pv_type_ok(o, match_params_type)) {
+	if (!pv_type_ok(o, pv_mlx5.FlowMatchParameters)) {
 		PyErr_Format(PyExc_TypeError,
 			     "%s must be a "
 			     "Mlx5FlowMatchParameters, not %.100s",
@@ -174,12 +173,12 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw,
 					 "O!|O&O&O&O&O&O&:Mlx5FlowMatcherAttr",
-					 kwlist, match_params_type, &mask,
-					 pv_conv_uint, &type, pv_conv_u32,
-					 &a.flags, pv_conv_u16, &a.priority,
-					 pv_conv_u8, &a.match_criteria_enable,
-					 pv_conv_u64, &a.comp_mask,
-					 pv_conv_uint, &ft_type))
+					 kwlist, pv_mlx5.FlowMatchParameters,
+					 &mask, pv_conv_uint, &type,
+					 pv_conv_u32, &a.flags, pv_conv_u16,
+					 &a.priority, pv_conv_u8,
+					 &a.match_criteria_enable, pv_conv_u64,
+					 &a.comp_mask, pv_conv_uint, &ft_type))
 		return -1;
 	a.type = type;
 	a.ft_type = ft_type;
@@ -202,8 +201,6 @@ PV_GC_TYPE_SPEC(ma, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
 		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, ma_init },
 		PV_OSLOTS_GC_SLOTS(ma), );
 
-static PyTypeObject *matcher_attr_type;
-
 /* ---- Mlx5FlowMatcher ---- */
 
 /* parents[0] is the Context */
@@ -211,8 +208,6 @@ struct pv_flow_matcher {
 	struct pv_obj obj;
 	struct mlx5dv_flow_matcher *matcher;
 };
-
-static PyTypeObject *matcher_type;
 
 static int fm_destroy(struct pv_obj *o)
 {
@@ -242,7 +237,7 @@ static int fm_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!:Mlx5FlowMatcher",
 					 kwlist, pv.Context, &ctxo,
-					 matcher_attr_type, &mao))
+					 pv_mlx5.FlowMatcherAttr, &mao))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Mlx5FlowMatcher is already initialised");
@@ -297,8 +292,6 @@ struct pv_reformat {
 	struct fa_handle *handle; /* strong, or NULL */
 };
 
-static PyTypeObject *handle_type, *reformat_type;
-
 static int fah_destroy(struct pv_obj *o)
 {
 	struct fa_handle *self = (struct fa_handle *)o;
@@ -318,14 +311,8 @@ static int fah_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static PyType_Slot fah_slots[] = { PV_CM_SLOTS, { 0, NULL } };
-
-static PyType_Spec fah_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow._FlowActionHandle",
-	.basicsize = sizeof(struct fa_handle),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-	.slots = fah_slots,
-};
+PV_TYPE_SPEC_FLAGS(fah, "pyverbs.providers.mlx5.mlx5dv_flow._FlowActionHandle",
+		   struct fa_handle, Py_TPFLAGS_HAVE_GC, NULL, PV_CM_SLOTS, );
 
 /* Close and drop the handle of self (0, or -1 with an exception set: the
  * handle is kept for a retry). */
@@ -381,7 +368,8 @@ static int rf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	}
 	if (pv_check_open(&ctx->obj))
 		goto fail;
-	h = (struct fa_handle *)PyObject_CallNoArgs((PyObject *)handle_type);
+	h = (struct fa_handle *)PyObject_CallNoArgs(
+		(PyObject *)pv_mlx5.FlowActionHandle);
 	if (!h)
 		goto fail;
 	pv_obj_setup(&h->obj, fah_destroy);
@@ -452,30 +440,21 @@ static PyGetSetDef rf_getset[] = { { "closed", rf_get_closed, NULL,
 				     NULL },
 				   { NULL } };
 
-static PyType_Slot rf_slots[] = {
-	{ Py_tp_doc, "Mlx5PacketReformatFlowAction(context, data=None, "
-		     "reformat_type=0, ft_type=0)\n--\n\n"
-		     "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_"
-		     "REFORMAT_TYPE_L2_TUNNEL_TO_L2_,\n"
-		     "ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
-		     "A flow action that adds or removes packet headers "
-		     "(mlx5dv_create_flow_action_packet_reformat); data holds "
-		     "the encapsulation headers, if any.  Closing its Context "
-		     "destroys it." },
-	{ Py_tp_init, rf_init },
-	{ Py_tp_dealloc, rf_dealloc },
-	{ Py_tp_methods, rf_methods },
-	{ Py_tp_getset, rf_getset },
-	{ 0, NULL }
-};
-
-static PyType_Spec rf_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow."
-		"Mlx5PacketReformatFlowAction",
-	.basicsize = sizeof(struct pv_reformat),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = rf_slots,
-};
+PV_TYPE_SPEC(rf,
+	     "pyverbs.providers.mlx5.mlx5dv_flow."
+	     "Mlx5PacketReformatFlowAction",
+	     struct pv_reformat,
+	     "Mlx5PacketReformatFlowAction(context, data=None, "
+	     "reformat_type=0, ft_type=0)\n--\n\n"
+	     "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_"
+	     "REFORMAT_TYPE_L2_TUNNEL_TO_L2_,\n"
+	     "ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
+	     "A flow action that adds or removes packet headers "
+	     "(mlx5dv_create_flow_action_packet_reformat); data holds "
+	     "the encapsulation headers, if any.  Closing its Context "
+	     "destroys it.",
+	     { Py_tp_init, rf_init }, { Py_tp_dealloc, rf_dealloc },
+	     { Py_tp_methods, rf_methods }, { Py_tp_getset, rf_getset }, );
 
 /* ---- Mlx5FlowActionAttr ---- */
 
@@ -495,8 +474,6 @@ static const struct pv_oslot aa_oslots[] = {
 };
 
 PV_OSLOTS_GC(aa, aa_oslots)
-
-static PyTypeObject *action_attr_type;
 
 /* v is None or an instance of tp (TypeError naming what otherwise). */
 static int none_or(PyObject *v, PyTypeObject *tp, const char *what)
@@ -655,7 +632,7 @@ static int mf_action(PyObject *o, struct mlx5dv_flow_action_attr *out,
 {
 	struct pv_action_attr *aa = (struct pv_action_attr *)o;
 
-	if (!pv_type_ok(o, action_attr_type)) {
+	if (!pv_type_ok(o, pv_mlx5.FlowActionAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "action_attrs items must be "
 			     "Mlx5FlowActionAttr, not %.100s",
@@ -678,7 +655,8 @@ static int mf_action(PyObject *o, struct mlx5dv_flow_action_attr *out,
 	if (aa->attr.type == MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION) {
 		struct pv_reformat *rf = (struct pv_reformat *)aa->action;
 
-		if (!aa->action || !pv_type_ok(aa->action, reformat_type) ||
+		if (!aa->action ||
+		    !pv_type_ok(aa->action, pv_mlx5.PacketReformatFlowAction) ||
 		    !rf->handle || pv_check_open(&rf->handle->obj)) {
 			PyErr_Clear();
 			pv_raise_user("The IBV_FLOW_ACTION action attr has no "
@@ -709,8 +687,8 @@ static int mf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	int ret = -1;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|OO&:Mlx5Flow", kwlist,
-					 matcher_type, &mato, &valo, &attrso,
-					 pv_conv_size, &num))
+					 pv_mlx5.FlowMatcher, &mato, &valo,
+					 &attrso, pv_conv_size, &num))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Mlx5Flow is already initialised");
@@ -803,20 +781,18 @@ PV_GC_TYPE_SPEC(mf, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5Flow",
 
 int pv_mlx5_flow_init_types(PyObject *m)
 {
-	PyTypeObject *flow;
+	static const struct pv_type_def types[] = {
+		{ &mp_spec, &pv.PyverbsObject, &pv_mlx5.FlowMatchParameters },
+		{ &ma_spec, &pv.PyverbsObject, &pv_mlx5.FlowMatcherAttr },
+		{ &fm_spec, &pv.PyverbsCM, &pv_mlx5.FlowMatcher },
+		{ &rf_spec, &pv.FlowAction, &pv_mlx5.PacketReformatFlowAction },
+		{ &aa_spec, &pv.PyverbsObject, &pv_mlx5.FlowActionAttr },
+		{ &mf_spec, &pv.Flow, &pv_mlx5.Flow },
+		{ NULL }
+	};
 
-	if (pv_guard_spec(&fah_spec, pv.PyverbsCM))
+	if (pv_make_type(NULL, &fah_spec, pv.PyverbsCM,
+			 &pv_mlx5.FlowActionHandle))
 		return -1;
-	handle_type = (PyTypeObject *)
-		PyType_FromSpecWithBases(&fah_spec, (PyObject *)pv.PyverbsCM);
-	if (!handle_type)
-		return -1;
-	if (pv_add_type(m, &mp_spec, pv.PyverbsObject, &match_params_type) ||
-	    pv_add_type(m, &ma_spec, pv.PyverbsObject, &matcher_attr_type) ||
-	    pv_add_type(m, &fm_spec, pv.PyverbsCM, &matcher_type) ||
-	    pv_add_type(m, &rf_spec, pv.FlowAction, &reformat_type) ||
-	    pv_add_type(m, &aa_spec, pv.PyverbsObject, &action_attr_type) ||
-	    pv_add_type(m, &mf_spec, pv.Flow, &flow))
-		return -1;
-	return 0;
+	return pv_add_types(m, types);
 }
