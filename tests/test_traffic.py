@@ -603,3 +603,34 @@ def test_qpex_bind_mw_refused(ctx, ctx2):
         with pytest.raises(PyverbsUserError, match='MW given to wr_bind_mw'):
             qp.wr_complete()
         assert a.cq.poll()[0] == 0
+
+
+def test_recv_wr_without_sge(rc):
+    """RecvWR() (no SGE, upstream since rdma-core 57) receives the
+    immediate of an RDMA WRITE WITH IMM, whose data lands in the MR the
+    write names, and a zero-length SEND."""
+    a, b = rc
+    b.qp.post_recv([RecvWR(wr_id=1), RecvWR(wr_id=2, num_sge=0, sg=None)])
+    wr = send_wr(a, b'no sge', opcode=e.IBV_WR_RDMA_WRITE_WITH_IMM,
+                 imm_data=0xbeef)
+    wr.set_wr_rdma(b.mr.rkey, b.mr.buf + 64)
+    a.qp.post_send(wr)
+    a.qp.post_send(SendWR(wr_id=9))           # SEND of no data
+    poll(a.cq, 2)
+    w1, w2 = poll(b.cq, 2)
+    assert (w1.wr_id, w1.opcode, w1.imm_data) == (
+        1, e.IBV_WC_RECV_RDMA_WITH_IMM, 0xbeef)
+    assert b.mr.read(6, 64) == b'no sge'
+    assert (w2.wr_id, w2.opcode, w2.byte_len) == (2, e.IBV_WC_RECV, 0)
+    # a SEND with data into a receive of no SGE: the responder's local
+    # error (rxe: LOC_QP_OP_ERR; others: LOC_LEN_ERR)
+    b.qp.post_recv(RecvWR(wr_id=3))
+    a.qp.post_send(send_wr(a, b'too long'))
+    deadline = time.monotonic() + 10
+    n = 0
+    while not n and time.monotonic() < deadline:
+        n, wcs = b.cq.poll()
+    assert n == 1
+    assert wcs[0].wr_id == 3
+    assert wcs[0].status in (e.IBV_WC_LOC_LEN_ERR, e.IBV_WC_LOC_QP_OP_ERR)
+

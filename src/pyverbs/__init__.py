@@ -5,7 +5,7 @@ mlx5 and efa direct verbs).
 This is pyverbs-c: upstream pyverbs's modules, classes and printed formats,
 with the native layer written in C against the CPython C API.
 """
-__version__: str = '0.1.0'
+from pyverbs.__version__ import __version__ as __version__
 
 # rdma-core's runtime libraries the extension links, and where they come
 # from: a missing one is named with the package that provides it.

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""Queue pairs: QPCap, QPInitAttr, QPInitAttrEx, QPAttr, ECE and QP.
+"""Queue pairs: QPCap, QPInitAttr, QPInitAttrEx, QPAttr, ECE, QPRateLimitAttr
+and QP.
 
 The classes are implemented in C (pyverbs._verbs); this module adds the
 printed formats of upstream pyverbs and a few pure-Python helpers.
@@ -31,7 +32,7 @@ Differences from upstream pyverbs, all additive:
   QPInitAttrEx is made).  QPEx.ind_table is the table (None once closed).
 """
 from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
-                            ECE, DataBuffer)
+                            ECE, DataBuffer, QPRateLimitAttr)
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
@@ -40,7 +41,7 @@ from pyverbs.utils import (gid_str, qp_type_to_str, qp_state_to_str,
                            mtu_to_str, access_flags_to_str, mig_state_to_str)
 
 __all__ = ['QPCap', 'QPInitAttr', 'QPInitAttrEx', 'QPAttr', 'QP', 'QPEx',
-           'ECE', 'DataBuffer']
+           'ECE', 'DataBuffer', 'QPRateLimitAttr']
 
 
 def _cap_str(self):

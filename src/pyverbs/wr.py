@@ -4,8 +4,9 @@
 SGE(addr, length, lkey); RecvWR(wr_id=0, num_sge=0, sg=None, next_wr=None);
 SendWR(wr_id=0, opcode=IBV_WR_SEND, num_sge=0, imm_data=0, sg=None,
 send_flags=IBV_SEND_SIGNALED, next_wr=None), as upstream: the SGEs of sg are
-copied into the WR; a WR needs at least one SGE (a SendWR: unless its opcode
-is LOCAL_INV, BIND_MW or SEND_WITH_INV).
+copied into the WR; a SendWR needs at least one SGE unless its opcode is
+LOCAL_INV, BIND_MW or SEND_WITH_INV, a RecvWR may have none (upstream since
+rdma-core 57: RecvWR() receives no data).
 
 Beyond upstream:
   - num_sge defaults to len(sg), and sg may be a single SGE;
@@ -18,7 +19,8 @@ Beyond upstream:
     set_wr_atomic();
   - next_wr returns the WR object itself (upstream returns a broken copy),
     and a cycle of WRs is refused;
-  - sg_list reads back as a list of SGE copies and can be set from a list;
+  - sg_list reads back as a list of SGE copies (upstream 63's getter gives
+    the address of the C array instead) and can be set from a list;
   - SGE.read() refuses ranges outside the SGE and unreadable addresses
     (PyverbsUserError) instead of crashing.
 """

@@ -33,6 +33,7 @@ int pv_recv_wr_init_types(PyObject *m);
 int pv_send_wr_init_types(PyObject *m);
 int pv_srq_init_types(PyObject *m); /* after cq, xrcd and wr */
 int pv_qp_attr_init_types(PyObject *m);
+int pv_qp_rate_limit_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
 int pv_qpex_init_types(PyObject *m);
 int pv_spec_init_types(PyObject *m);

@@ -44,6 +44,7 @@ static const pv_init_fn inits[] = {
 	pv_send_wr_init_types,
 	pv_srq_init_types,
 	pv_qp_attr_init_types,
+	pv_qp_rate_limit_init_types,
 	pv_qp_init_types,
 	pv_qpex_init_types,
 	pv_wq_init_types,

@@ -17,6 +17,7 @@
  * released, so a view never points at freed memory.
  */
 #include "mr.h"
+#include "memory.h"
 #include "errors.h"
 #include "field.h"
 #include "init.h"
@@ -40,6 +41,7 @@ static void mr_release_memory(struct pv_mr *self)
 	if (self->exports)
 		return; /* the last view's release comes back here */
 	if (self->own_buf) {
+		pv_mem_disown(self->own_buf);
 		if (self->own_mmap)
 			munmap(self->own_buf, self->own_len);
 		else
@@ -95,13 +97,25 @@ static int mr_alloc(struct pv_mr *self, size_t length, int huge)
 		self->own_mmap = 1;
 		self->own_len = len;
 	} else {
-		if (posix_memalign(&p, sysconf(_SC_PAGESIZE), length)) {
+		/* whole pages: madvise() may take them (nothing else there) */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t len = (length + page - 1) & ~(page - 1);
+
+		if (length > SIZE_MAX - page || posix_memalign(&p, page, len)) {
 			pv_raise_error("Failed to allocate MR buffer of size %zu",
 				       length);
 			return -1;
 		}
-		memset(p, 0, length);
-		self->own_len = length;
+		memset(p, 0, len);
+		self->own_len = len;
+	}
+	if (pv_mem_own(p, self->own_len)) {
+		if (self->own_mmap)
+			munmap(p, self->own_len);
+		else
+			free(p);
+		self->own_mmap = 0;
+		return -1;
 	}
 	self->own_buf = p;
 	self->buf = p;

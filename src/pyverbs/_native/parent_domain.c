@@ -246,14 +246,22 @@ static const struct pv_oslot pdia_oslots[] = {
 
 PV_OSLOTS_GC(pdia, pdia_oslots)
 
+/* what only a pd_context can give the provider */
+#define PDIA_CONTEXT_BITS                         \
+	(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+	 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
 static int pdia_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "pd", "pd_context", NULL };
+	static char *kwlist[] = { "pd", "pd_context", "comp_mask", NULL };
 	struct pv_pd_init_attr *self = (struct pv_pd_init_attr *)obj;
 	PyObject *pd, *pdc = Py_None;
+	uint32_t comp_mask = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|O:ParentDomainInitAttr",
-					 kwlist, pv.PD, &pd, &pdc))
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "O!|OO&:ParentDomainInitAttr", kwlist,
+					 pv.PD, &pd, &pdc, pv_conv_u32,
+					 &comp_mask))
 		return -1;
 	if (pdc != Py_None &&
 	    !PyObject_TypeCheck(pdc, pv.ParentDomainContext)) {
@@ -263,23 +271,30 @@ static int pdia_init(PyObject *obj, PyObject *args, PyObject *kw)
 			     Py_TYPE(pdc)->tp_name);
 		return -1;
 	}
+	if (pdc == Py_None && (comp_mask & PDIA_CONTEXT_BITS)) {
+		pv_raise_user("comp_mask bits ALLOCATORS/PD_CONTEXT require "
+			      "pd_context to be provided");
+		return -1;
+	}
 	pv_set_slot(&self->pd, pd);
 	pv_set_slot(&self->pd_context, pdc);
 	memset(&self->attr, 0, sizeof(self->attr));
 	/* The Python allocators reach the provider only through pd_context,
 	 * so both bits go together, as upstream sets them. */
+	self->attr.comp_mask = comp_mask;
 	if (pdc != Py_None)
-		self->attr.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-				       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+		self->attr.comp_mask |= PDIA_CONTEXT_BITS;
 	return 0;
 }
 
 PV_GC_TYPE_SPEC(pdia, "pyverbs.pd.ParentDomainInitAttr", struct pv_pd_init_attr,
-		"ParentDomainInitAttr(pd, pd_context=None)\n--\n\n"
-		"How to allocate a parent domain: the PD it wraps and, "
-		"optionally, a ParentDomainContext with its allocators "
-		"(comp_mask then has IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS "
-		"and IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT).",
+		"ParentDomainInitAttr(pd, pd_context=None, comp_mask=0)\n--\n\n"
+		"How to allocate a parent domain: the PD it wraps, optionally "
+		"a ParentDomainContext with its allocators (comp_mask then has "
+		"IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS and "
+		"IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT, which without one "
+		"raise PyverbsUserError), and comp_mask's other bits "
+		"(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC).",
 		{ Py_tp_init, pdia_init }, PV_OSLOTS_GC_SLOTS(pdia),
 		{ Py_tp_getset, NULL },
 		/* filled from the tables */);

@@ -832,6 +832,10 @@ static PyMethodDef qp_methods[] = {
 	  METH_VARARGS | METH_KEYWORDS,
 	  "set_ece($self, ece)\n--\n\n"
 	  "Set the ECE options (nothing when vendor_id is 0)." },
+	{ "modify_rate_limit", pv_qp_modify_rate_limit, METH_O,
+	  "modify_rate_limit($self, attr, /)\n--\n\n"
+	  "ibv_modify_qp_rate_limit(): set the rate limit of the QP from "
+	  "attr (a QPRateLimitAttr) and nothing else." },
 	{ "query_ece", qp_query_ece, METH_NOARGS,
 	  "query_ece($self, /)\n--\n\nThe ECE options of the QP." },
 	{ "attach_mcast", (PyCFunction)(void (*)(void))qp_attach_mcast,

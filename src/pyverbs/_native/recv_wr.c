@@ -51,8 +51,10 @@ static int recvwr_fill(struct pv_recv_wr *self, PyObject **v, int fresh)
 	/* no Python code runs from here on */
 	if (pv_wr_sg_collect("RecvWR", v[RV_SG], &num_sge, &items, &none, one))
 		return -1;
-	if (num_sge < 1 || none) {
-		pv_raise_user("A WR needs at least one SGE");
+	/* no SGE is fine (rdma-core 57's pyverbs): a receive of no data */
+	if (none && num_sge > 0) {
+		pv_raise_user("RecvWR(): num_sge is %d but no sg was given",
+			      num_sge);
 		return -1;
 	}
 	if (pv_wr_sg_store(&self->wr.sg_list, self->sge_inline, items, num_sge))

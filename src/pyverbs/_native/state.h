@@ -80,6 +80,7 @@ struct pv_state {
 	PyTypeObject *QPInitAttrEx;
 	PyTypeObject *QPAttr;
 	PyTypeObject *ECE;
+	PyTypeObject *QPRateLimitAttr; /* qp_rate_limit.c */
 	PyTypeObject *QP;
 	PyTypeObject *DataBuffer;
 	PyTypeObject *QPEx;
