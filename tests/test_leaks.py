@@ -26,7 +26,7 @@ import pytest
 import pyverbs.cm_enums as ce
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GlobalRoute
-from pyverbs.cmid import CMEvent, CMID, ConnParam
+from pyverbs.cmid import AddrInfo, CMEvent, CMID, ConnParam, JoinMCAttrEx
 from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx
 from pyverbs.device import Context, get_device_list
 from pyverbs.mr import MR, MW
@@ -150,13 +150,23 @@ def _closed_use():
     c.close()
 
 
+def _empty_addrinfo():
+    ai = AddrInfo()                 # empty, refused where it is read
+    raises(PyverbsUserError, CMID, creator=ai)
+    raises(PyverbsUserError, JoinMCAttrEx, ai)
+    raises(PyverbsUserError, CMID().bind_addr, ai)
+    raises(TypeError, ai.get_addrinfo, src=1.5)
+    raises(ValueError, ai.get_addrinfo, dst_service='1\0')
+    ai.close()
+
+
 def _no_such_device():
     get_device_list()
     raises(PyverbsError, Context, name='no-such-device')
 
 
 @pytest.mark.parametrize('fn', [_attrs, _bad_arguments, _closed_use,
-                                _no_such_device],
+                                _empty_addrinfo, _no_such_device],
                          ids=lambda f: f.__name__.strip('_'))
 def test_host_cycles(fn):
     assert_flat(fn, HOST_CYCLES)
@@ -328,6 +338,22 @@ def test_cm_cycles(dev_names, cm_warm, flat_device):
                    AddrInfo(src='192.0.2.1', flags=ce.RAI_PASSIVE))
         assert cid.closed
     assert_flat(cycle, DEVICE_CYCLES['cm'])
+
+
+@pytest.mark.device
+def test_addrinfo_refill_cycles(dev_names, cm_warm, flat_device):
+    """get_addrinfo() frees the list it replaces, a failed one keeps it;
+    AddrInfo(...) filled at once frees its list at close."""
+    ai = AddrInfo()
+
+    def cycle():
+        ai.get_addrinfo(src='192.0.2.1', dst='192.0.2.1',
+                        dst_service='18630')
+        raises(PyverbsError, ai.get_addrinfo, dst='abc',
+               flags=ce.RAI_NUMERICHOST)
+        AddrInfo(src='192.0.2.1', flags=ce.RAI_PASSIVE).close()
+    assert_flat(cycle, DEVICE_CYCLES['cm'])
+    assert ai.dst_addr == '192.0.2.1:18630'
 
 
 @pytest.mark.device

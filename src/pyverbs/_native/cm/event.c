@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * The CM's helper objects: AddrInfo (rdma_getaddrinfo), CMEventChannel
- * (rdma_create_event_channel), CMEvent (rdma_get_cm_event /
- * rdma_ack_cm_event), and the plain-data ConnParam, UDParam and
- * JoinMCAttrEx.
+ * The CM's helper objects: CMEventChannel (rdma_create_event_channel),
+ * CMEvent (rdma_get_cm_event / rdma_ack_cm_event), and the plain-data
+ * ConnParam, UDParam and JoinMCAttrEx (AddrInfo is addrinfo.c's).
  */
 #include "cm.h"
 #include "addr.h"
@@ -12,222 +11,8 @@
 #include "object.h"
 #include "state.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-
-/* ---- AddrInfo ---- */
-
-static int ai_destroy(struct pv_obj *o)
-{
-	struct pv_addrinfo *self = (struct pv_addrinfo *)o;
-
-	if (self->ai) {
-		rdma_freeaddrinfo(self->ai); /* void */
-		self->ai = NULL;
-	}
-	return 0;
-}
-
-/*
- * A node or service argument: None (NULL), str, bytes, or an int (a
- * service given as a port number).  *keep holds the bytes while *out is
- * used.  0 or -1.
- */
-static int ai_str_arg(PyObject *v, const char *what, PyObject **keep,
-		      const char **out)
-{
-	*keep = NULL;
-	*out = NULL;
-	if (v == Py_None)
-		return 0;
-	if (PyLong_Check(v) && !PyBool_Check(v)) {
-		PyObject *s = PyObject_Str(v); /* a port number */
-
-		if (!s)
-			return -1;
-		v = s;
-	} else {
-		Py_INCREF(v);
-	}
-	if (PyUnicode_Check(v)) {
-		*keep = PyUnicode_AsUTF8String(v);
-	} else if (PyBytes_Check(v)) {
-		*keep = Py_NewRef(v);
-	} else {
-		PyErr_Format(PyExc_TypeError,
-			     "%s must be str, bytes or None, "
-			     "not %.100s",
-			     what, Py_TYPE(v)->tp_name);
-	}
-	Py_DECREF(v);
-	if (!*keep)
-		return -1;
-	if (strlen(PyBytes_AS_STRING(*keep)) !=
-	    (size_t)PyBytes_GET_SIZE(*keep)) {
-		Py_CLEAR(*keep);
-		PyErr_Format(PyExc_ValueError, "embedded null character in %s",
-			     what);
-		return -1;
-	}
-	*out = PyBytes_AS_STRING(*keep);
-	return 0;
-}
-
-static int ai_init(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "src",	 "dst",	       "src_service",
-				  "dst_service", "port_space", "flags",
-				  NULL };
-	struct pv_addrinfo *self = (struct pv_addrinfo *)obj;
-	PyObject *src = Py_None, *dst = Py_None, *ssrv = Py_None;
-	PyObject *dsrv = Py_None, *keep[4] = { NULL };
-	const char *s[4];
-	struct rdma_addrinfo hints, *res = NULL, *ai = NULL;
-	int port_space = 0, flags = 0, rc = -1, i;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO&O&:AddrInfo", kwlist,
-					 &src, &dst, &ssrv, &dsrv, pv_conv_int,
-					 &port_space, pv_conv_int, &flags))
-		return -1;
-	if (!self->obj.closed || self->obj.nparents) {
-		pv_raise_user("AddrInfo is already initialised");
-		return -1;
-	}
-	pv_obj_setup(&self->obj, ai_destroy);
-	if (ai_str_arg(src, "src", &keep[0], &s[0]) ||
-	    ai_str_arg(dst, "dst", &keep[1], &s[1]) ||
-	    ai_str_arg(ssrv, "src_service", &keep[2], &s[2]) ||
-	    ai_str_arg(dsrv, "dst_service", &keep[3], &s[3]))
-		goto out;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_port_space = port_space;
-	hints.ai_flags = flags;
-	/*
-	 * rdma_getaddrinfo() returns 0, or -1 with errno set (a few paths
-	 * return a getaddrinfo EAI_* code instead, also reported).  A
-	 * passive lookup resolves src alone; an active one with src first
-	 * resolves src passively and passes it as the hint's source.
-	 */
-	Py_BEGIN_ALLOW_THREADS
-	if (flags & RAI_PASSIVE) {
-		rc = rdma_getaddrinfo(s[0], s[2], &hints, &ai);
-	} else {
-		rc = 0;
-		if (s[0]) {
-			hints.ai_flags |= RAI_PASSIVE;
-			rc = rdma_getaddrinfo(s[0], s[2], &hints, &res);
-			if (!rc) {
-				hints.ai_src_addr = res->ai_src_addr;
-				hints.ai_src_len = res->ai_src_len;
-				hints.ai_flags &= ~RAI_PASSIVE;
-			}
-		}
-		if (!rc)
-			rc = rdma_getaddrinfo(s[1], s[3], &hints, &ai);
-		if (res)
-			rdma_freeaddrinfo(res);
-	}
-	Py_END_ALLOW_THREADS
-	if (rc) {
-		if (rc == -1)
-			pv_raise_errno("rdma_getaddrinfo",
-				       "Failed to get Address Info");
-		else
-			pv_raise_code(rc, "rdma_getaddrinfo",
-				      "Failed to get Address Info");
-		rc = -1;
-		goto out;
-	}
-	self->ai = ai;
-	pv_obj_opened(&self->obj);
-out:
-	for (i = 0; i < 4; i++)
-		Py_XDECREF(keep[i]);
-	return rc ? -1 : 0;
-}
-
-/* Format a sockaddr as "ip:port" (None for NULL). */
-static PyObject *ai_sockaddr_str(const struct sockaddr *sa)
-{
-	char host[INET6_ADDRSTRLEN];
-	const void *a;
-	unsigned int port;
-
-	if (!sa)
-		Py_RETURN_NONE;
-	if (sa->sa_family == AF_INET) {
-		a = &((const struct sockaddr_in *)sa)->sin_addr;
-		port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
-	} else if (sa->sa_family == AF_INET6) {
-		a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-		port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-	} else {
-		return PyUnicode_FromFormat("<family %d>", sa->sa_family);
-	}
-	if (!inet_ntop(sa->sa_family, a, host, sizeof(host)))
-		return pv_raise_errno("inet_ntop", "Failed to format address");
-	return PyUnicode_FromFormat("%s:%u", host, port);
-}
-
-static PyObject *ai_get_src(PyObject *obj, void *closure)
-{
-	struct pv_addrinfo *self = (struct pv_addrinfo *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	return ai_sockaddr_str(closure ? self->ai->ai_dst_addr :
-					 self->ai->ai_src_addr);
-}
-
-static PyObject *ai_get_int(PyObject *obj, void *closure)
-{
-	struct pv_addrinfo *self = (struct pv_addrinfo *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	return PyLong_FromLong(closure ? self->ai->ai_flags :
-					 self->ai->ai_port_space);
-}
-
-static PyGetSetDef ai_getset[] = {
-	{ "src_addr", ai_get_src, NULL,
-	  "The source address as 'ip:port', or None (beyond upstream).", NULL },
-	{ "dst_addr", ai_get_src, NULL,
-	  "The destination address as 'ip:port', or None (beyond upstream).",
-	  (void *)1 },
-	{ "port_space", ai_get_int, NULL,
-	  "The port space of the result (beyond upstream).", NULL },
-	{ "flags", ai_get_int, NULL,
-	  "The RAI_* flags of the result (beyond "
-	  "upstream).",
-	  (void *)1 },
-	{ NULL }
-};
-
-PV_GC_TYPE_SPEC(ai, "pyverbs.cmid.AddrInfo", struct pv_addrinfo,
-		"AddrInfo(src=None, dst=None, src_service=None, "
-		"dst_service=None, port_space=0, flags=0)\n--\n\n"
-		"Address information (rdma_getaddrinfo).  With RAI_PASSIVE "
-		"in flags, src and src_service\nname the local address to "
-		"listen on; else dst and dst_service name the\npeer, and "
-		"src (resolved first) the local address to use.",
-		{ Py_tp_init, ai_init }, { Py_tp_getset, ai_getset },
-		PV_CM_SLOTS, );
-
-struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what)
-{
-	if (!pv_type_ok(o, pv.AddrInfo)) {
-		PyErr_Format(PyExc_TypeError,
-			     "%s must be an AddrInfo, not "
-			     "%.100s",
-			     what, Py_TYPE(o)->tp_name);
-		return NULL;
-	}
-	if (pv_check_open(PV_OBJ(o)))
-		return NULL;
-	return (struct pv_addrinfo *)o;
-}
 
 /* ---- CMEventChannel ---- */
 
@@ -919,7 +704,6 @@ int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out)
 int pv_cm_event_init_types(PyObject *m)
 {
 	static const struct pv_type_def types[] = {
-		{ &ai_spec, &pv.PyverbsCM, &pv.AddrInfo },
 		{ &ch_spec, &pv.PyverbsCM, &pv.CMEventChannel },
 		{ &ev_spec, &pv.PyverbsCM, &pv.CMEvent },
 		{ &cp_spec, &pv.PyverbsObject, &pv.ConnParam, cp_fields, NULL,
