@@ -35,6 +35,23 @@ _load_native()
 del _load_native
 
 
+def _install_formats() -> None:
+    # The printed formats (__str__ and the like) of the C types: one table
+    # per package, each installed here once, where the native module is
+    # first imported, so that whatever module a program imports first sees
+    # the formatted types.  A provider's table is empty in a build without
+    # its library.
+    from pyverbs import _formats
+    from pyverbs.providers.efa import _formats as efa
+    from pyverbs.providers.mlx5 import _formats as mlx5
+    for table in (_formats.FORMATS, mlx5.FORMATS, efa.FORMATS):
+        _formats.install(table)
+
+
+_install_formats()
+del _install_formats
+
+
 def _after_full_collection(phase: str, info: dict[str, int]) -> None:
     # as CPython empties its free lists in a full collection, the
     # extension drops its kept poll answers and WCs

@@ -1268,6 +1268,7 @@ class QPAttr(PyverbsObject):
     cap: QPCap
     ah_attr: AHAttr
     alt_ah_attr: AHAttr
+    def _ah_fields(self, alt: object, /) -> tuple[int, int, int, int, int, int, bytes, int, int, int, int]: ...
 
 @disjoint_base
 class QPCap(PyverbsObject):
