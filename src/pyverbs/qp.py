@@ -31,7 +31,7 @@ Differences from upstream pyverbs, all additive:
   QPInitAttrEx is made).  QPEx.ind_table is the table (None once closed).
 """
 from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
-                            ECE, DataBuffer)
+                            ECE, DataBuffer, QPAttachCompCntrAttr)
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
@@ -40,7 +40,7 @@ from pyverbs.utils import (gid_str, qp_type_to_str, qp_state_to_str,
                            mtu_to_str, access_flags_to_str, mig_state_to_str)
 
 __all__ = ['QPCap', 'QPInitAttr', 'QPInitAttrEx', 'QPAttr', 'QP', 'QPEx',
-           'ECE', 'DataBuffer']
+           'ECE', 'DataBuffer', 'QPAttachCompCntrAttr']
 
 
 def _cap_str(self):

@@ -258,14 +258,19 @@ static PyType_Spec pd_spec = {
 	.slots = pd_slots,
 };
 
-struct pv_pd *pv_pd_arg(PyObject *o)
+struct pv_pd *pv_pd_typed(PyObject *o)
 {
 	if (!PyObject_TypeCheck(o, pv.PD)) {
 		PyErr_Format(PyExc_TypeError, "pd must be a PD, not %.100s",
 			     Py_TYPE(o)->tp_name);
 		return NULL;
 	}
-	if (pv_check_open(PV_OBJ(o)))
+	return (struct pv_pd *)o;
+}
+
+struct pv_pd *pv_pd_arg(PyObject *o)
+{
+	if (!pv_pd_typed(o) || pv_check_open(PV_OBJ(o)))
 		return NULL;
 	return (struct pv_pd *)o;
 }
