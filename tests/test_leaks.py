@@ -165,8 +165,33 @@ def _no_such_device():
     raises(PyverbsError, Context, name='no-such-device')
 
 
+def _mr_ex_and_counters():
+    """The attribute classes of MREx/DMAHandle/Buf and of the completion
+    counters, their bad arguments and their unopened objects."""
+    from pyverbs.comp_cntr import CompCntr, CompCntrInitAttr
+    from pyverbs.device import CompCntrCaps
+    from pyverbs.mr import Buf, BufMR, DmaHandleInitAttr, MREx
+    from pyverbs.qp import QPAttachCompCntrAttr
+    str(DmaHandleInitAttr(comp_mask=7, cpu_id=1, ph=2, tph_mem_type=1))
+    CompCntrInitAttr(1, 1, 0)
+    QPAttachCompCntrAttr(op_mask=3)
+    CompCntrCaps()
+    raises(OverflowError, DmaHandleInitAttr, ph=256)
+    raises(TypeError, CompCntrInitAttr, flags='x')
+    raises(TypeError, MREx, None, 64)
+    raises(TypeError, MREx, PD.__new__(PD), 64, dmah=1)
+    raises(OverflowError, MREx, PD.__new__(PD), 64, iova=-1)
+    raises(TypeError, BufMR, PD.__new__(PD), 1)
+    raises(PyverbsError, MREx, PD.__new__(PD), 64)
+    raises(PyverbsUserError, Buf.__new__(Buf).export_dmabuf_fd)
+    raises(PyverbsUserError, CompCntr.__new__(CompCntr).read)
+    raises(PyverbsUserError, CompCntr, Context.__new__(Context),
+           CompCntrInitAttr())
+
+
 @pytest.mark.parametrize('fn', [_attrs, _bad_arguments, _closed_use,
-                                _empty_addrinfo, _no_such_device],
+                                _empty_addrinfo, _no_such_device,
+                                _mr_ex_and_counters],
                          ids=lambda f: f.__name__.strip('_'))
 def test_host_cycles(fn):
     assert_flat(fn, HOST_CYCLES)
@@ -383,3 +408,39 @@ def test_cmid_closed_while_joined(dev_names, cm_warm, flat_device):
             cid.close()             # joined: close leaves first
             assert cid.closed
     assert_flat(cycle, 300)
+
+
+@pytest.mark.device
+def test_mr_ex_and_buf_cycles(ctx, pd, flat_device):
+    """MREx (allocated, over a bytearray) and Buf/BufMR made, used and
+    closed (where the build has them), and what rxe or the build refuses:
+    DMAHandle, completion counters, ranges outside a Buf, bad access."""
+    from pyverbs import _verbs
+    from pyverbs.comp_cntr import CompCntr, CompCntrInitAttr
+    from pyverbs.mr import Buf, BufMR, DMAHandle, DmaHandleInitAttr, MREx
+    have_ex, have_buf = _verbs._HAVE_REG_MR_EX, _verbs._HAVE_BUF
+    target = bytearray(4096)
+
+    def cycle():
+        raises(PyverbsError, DMAHandle, ctx, DmaHandleInitAttr(comp_mask=7))
+        raises(PyverbsError, CompCntr, ctx, CompCntrInitAttr())
+        raises(PyverbsError, ctx.query_comp_cntr_caps)
+        if not have_ex:
+            raises(PyverbsError, MREx, pd, 4096, ACCESS)
+            return
+        with MREx(pd, 4096, ACCESS) as mr:
+            mr.write(b'x' * 64, 64)
+            mr.read(64, 0)
+        MREx(pd, 0, ACCESS, address=target).close()
+        MREx(pd, 4096, ACCESS, iova=0x1000).close()
+        raises(PyverbsError, MREx, pd, 4096, e.IBV_ACCESS_REMOTE_WRITE)
+        if not have_buf:
+            raises(PyverbsError, Buf, pd, 4096)
+            return
+        b = Buf(pd, 8192)
+        BufMR(pd, b, 4096, ACCESS, offset=4096).write(b'y', 1)
+        MREx(pd, 4096, ACCESS, buf=b)
+        raises(PyverbsError, BufMR, pd, b, 8192, ACCESS, offset=1)
+        raises(PyverbsError, b.export_dmabuf_fd)
+        b.close()                   # closes its two MRs
+    assert_flat(cycle, DEVICE_CYCLES['light'])

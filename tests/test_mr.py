@@ -255,9 +255,28 @@ def test_mr_on_closed_pd(pd):
         MR(pd, 4096, LOCAL_WRITE)
 
 
-def test_mr_rereg(ctx, pd):
-    """rxe has no rereg_mr: a clean error; argument checks come first."""
-    mr = MR(pd, 4096, LOCAL_WRITE)
+def _mr_of_kind(kind, pd):
+    """An MR of 4096 bytes: MR, or one of its subtypes (skipped where the
+    build's rdma-core lacks it)."""
+    from pyverbs import _verbs
+    from pyverbs.mr import Buf, BufMR, MREx
+    if kind == 'MREx' and not _verbs._HAVE_REG_MR_EX:
+        pytest.skip('this build\'s rdma-core has no ibv_reg_mr_ex (59)')
+    if kind == 'BufMR' and not _verbs._HAVE_BUF:
+        pytest.skip('this build\'s rdma-core has no ibv_alloc_buf (64)')
+    if kind == 'MREx':
+        return MREx(pd, 4096, LOCAL_WRITE)
+    if kind == 'BufMR':
+        return BufMR(pd, Buf(pd, 4096), 4096, LOCAL_WRITE)
+    return MR(pd, 4096, LOCAL_WRITE)
+
+
+@pytest.mark.parametrize('kind', ['MR', 'MREx', 'BufMR'])
+def test_mr_rereg(ctx, pd, kind):
+    """rxe before kernel 6.5 has no rereg_mr: a clean error; argument
+    checks come first.  Where it has (a PD change), the MR moves to the
+    new PD.  The same for the subtypes."""
+    mr = _mr_of_kind(kind, pd)
     with pytest.raises(PyverbsUserError):
         mr.rereg(REREG_MR_CHANGE_PD)             # no pd given
     with pytest.raises(TypeError):
@@ -321,12 +340,20 @@ def test_mw_bind_info_checks(pd):
         MWBind(info, 2)                      # its MR is gone
 
 
-def test_mw_type1_bind_and_write(ctx):
+@pytest.mark.parametrize('kind', ['MR', 'MREx'])
+def test_mw_type1_bind_and_write(ctx, kind):
     import pyverbs.enums as e
-    from pyverbs.mr import MW, MWBind, MWBindInfo
+    from pyverbs.mr import MREx, MW, MWBind, MWBindInfo
+    from pyverbs import _verbs
     from rdma_helpers import pair, poll, send_wr
-    a, b = pair(ctx, e.IBV_QPT_RC, access=e.IBV_ACCESS_LOCAL_WRITE |
-                e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_MW_BIND)
+    if kind == 'MREx' and not _verbs._HAVE_REG_MR_EX:
+        pytest.skip('this build\'s rdma-core has no ibv_reg_mr_ex (59)')
+    access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | \
+        e.IBV_ACCESS_MW_BIND
+    a, b = pair(ctx, e.IBV_QPT_RC, access=access)
+    if kind == 'MREx':                  # the window over an MREx
+        b.mr.close()
+        b.mr = MREx(b.pd, 1024, access)
     mw = MW(b.pd, MW_TYPE_1)
     info = MWBindInfo(b.mr, b.mr.buf, 64, e.IBV_ACCESS_REMOTE_WRITE)
     b.qp.bind_mw(mw, MWBind(info, e.IBV_SEND_SIGNALED))

@@ -149,6 +149,17 @@ class CMID(PyverbsCM):
     port_space: int
 
 @disjoint_base
+class Buf(PyverbsCM):
+    def __init__(self, pd: PD, size: int) -> None: ...
+    def export_dmabuf_fd(self) -> int: ...
+    addr: int
+    size: int
+    pd: PD | None
+
+class BufMR(MR):
+    def __init__(self, pd: PD, buf: Buf, length: int = 0, access: int = 0, offset: int = 0) -> None: ...
+
+@disjoint_base
 class CQ(PyverbsCM):
     def __init__(self, context: Context, cqe: int, cq_context: object = None, channel: CompChannel | None = None, comp_vector: int = 0) -> None: ...
     def poll(self, num_entries: int = 1) -> tuple[int, list[WC]]: ...
@@ -211,6 +222,30 @@ class CompChannel(PyverbsCM):
     ctx: Context | None
 
 @disjoint_base
+class CompCntr(PyverbsCM):
+    def __init__(self, ctx: Context, attr: CompCntrInitAttr) -> None: ...
+    def set(self, value: int, /) -> None: ...
+    def set_err(self, value: int, /) -> None: ...
+    def inc(self, amount: int, /) -> None: ...
+    def inc_err(self, amount: int, /) -> None: ...
+    def read(self) -> int: ...
+    def read_err(self) -> int: ...
+
+@disjoint_base
+class CompCntrCaps(PyverbsObject):
+    def __init__(self) -> None: ...
+    max_counters: int
+    max_value: int
+    supported_qp_attach_ops: int
+
+@disjoint_base
+class CompCntrInitAttr(PyverbsObject):
+    def __init__(self, comp_mask: int = 0, cntr_type: int = 0, flags: int = 0) -> None: ...
+    comp_mask: int
+    cntr_type: int
+    flags: int
+
+@disjoint_base
 class ConnParam(PyverbsObject):
     def __init__(self, resources: int = 1, depth: int = 1, flow_control: int = 0, retry: int = 5, rnr_retry: int = 5, srq: int = 0, qp_num: int = 0, data_len: int = 0) -> None: ...
     def set_private_data(self, data: Buffer | str, /) -> None: ...
@@ -235,6 +270,7 @@ class Context(PyverbsCM):
     def query_gid_ex(self, port_num: int, gid_index: int, flags: int = 0) -> GIDEntry: ...
     def query_gid_table(self, max_entries: int, flags: int = 0) -> list[GIDEntry]: ...
     def query_pkey(self, port_num: int, index: int) -> int: ...
+    def query_comp_cntr_caps(self) -> CompCntrCaps: ...
     def get_pkey_index(self, port_num: int, pkey: int) -> int: ...
     def query_rt_values_ex(self, comp_mask: int = 1) -> tuple[int, int]: ...
     def get_async_event(self) -> AsyncEvent: ...
@@ -283,6 +319,9 @@ class MR(PyverbsCM):
     handle: int
     mr: int
     pd: PD | None
+
+class MREx(MR):
+    def __init__(self, pd: PD, length: int = 0, access: int = 0, address: int | Buffer | None = None, iova: int | None = None, fd: int | None = None, fd_offset: int = 0, dmah: DMAHandle | None = None, implicit: bool = False, buf: Buf | None = None) -> None: ...
 
 class DMMR(MR):
     def __init__(self, pd: PD, length: int, access: int, dm: DM, offset: int) -> None: ...
@@ -358,6 +397,18 @@ class DeviceAttrEx(PyverbsObject):
     tm_caps: TMCaps
     cq_mod_caps: CQModerationCaps
     pci_atomic_caps: PCIAtomicCaps
+
+@disjoint_base
+class DMAHandle(PyverbsCM):
+    def __init__(self, ctx: Context, init_attr: DmaHandleInitAttr) -> None: ...
+
+@disjoint_base
+class DmaHandleInitAttr(PyverbsObject):
+    def __init__(self, comp_mask: int = 0, cpu_id: int = 0, ph: int = 0, tph_mem_type: int = 0) -> None: ...
+    comp_mask: int
+    cpu_id: int
+    ph: int
+    tph_mem_type: int
 
 @disjoint_base
 class DmaBuf(PyverbsCM):
@@ -966,6 +1017,7 @@ class Mlx5PacketReformatFlowAction(FlowAction):
 @disjoint_base
 class QP(PyverbsCM):
     def __init__(self, creator: PD | Context, init_attr: QPInitAttr | QPInitAttrEx, qp_attr: QPAttr | None = None) -> None: ...
+    def attach_comp_cntr(self, comp_cntr: CompCntr, attr: QPAttachCompCntrAttr) -> None: ...
     def to_init(self, qp_attr: QPAttr) -> None: ...
     def to_rtr(self, qp_attr: QPAttr) -> None: ...
     def to_rts(self, qp_attr: QPAttr) -> None: ...
@@ -1238,6 +1290,11 @@ class PortAttr(PyverbsObject):
     link_layer: int
     flags: int
     port_cap_flags2: int
+
+@disjoint_base
+class QPAttachCompCntrAttr(PyverbsObject):
+    def __init__(self, op_mask: int = 0) -> None: ...
+    op_mask: int
 
 @disjoint_base
 class QPAttr(PyverbsObject):
@@ -1600,6 +1657,12 @@ class XRCDInitAttr(PyverbsObject):
 # The private members of the C module that the modules typed inline (their
 # .py is their stub) use: pyverbs (__init__), base, fork and _enumtab.
 _HAVE_RDMACM: int
+# what the build's rdma-core has (1) or lacks (0)
+_HAVE_REG_MR_EX: int
+_HAVE_DMAH: int
+_HAVE_BUF: int
+_HAVE_BUF_DMABUF_FD: int
+_HAVE_COMP_CNTR: int
 _HAVE_MLX5: int
 _HAVE_EFA: int
 # group -> ((C enum name or None, ((member, value), ...)), ...)

@@ -15,8 +15,8 @@ numbers into text, which this module re-exports.
 import weakref  # noqa: F401  (upstream's module exports it)
 
 from pyverbs import _verbs
-from pyverbs._verbs import (AllocDmAttr, AsyncEvent, CQModerationCaps,
-                            Context, DeviceAttr, DeviceAttrEx, DM, FdArr,
+from pyverbs._verbs import (AllocDmAttr, AsyncEvent, CompCntrCaps,
+                            CQModerationCaps, Context, DeviceAttr, DeviceAttrEx, DM, FdArr,
                             GIDEntry, ODPCaps,
                             PacketPacingCaps, PCIAtomicCaps, PortAttr,
                             QueryDeviceExInput, RSSCaps, TMCaps, TSOCaps)

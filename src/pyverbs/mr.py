@@ -1,7 +1,14 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""Memory regions."""
+"""Memory regions.
+
+MR registers memory on a PD; MREx does so with ibv_reg_mr_ex (an iova, a
+dma-buf, a DMAHandle of TLP hints, a Buf); Buf is memory the PD's provider
+allocates, BufMR an MR over part of it.  DmaBufMR and DMMR register a
+dma-buf and device memory; MW binds a window over an MR.
+"""
 from pyverbs._verbs import (MR, DmaBufMR, DMMR, MW, MWBindInfo, MWBind, QP,
-                            _qp_bind_mw)
+                            _qp_bind_mw, MREx, DMAHandle, DmaHandleInitAttr,
+                            Buf, BufMR)
 from pyverbs._unimplemented import fill_missing
 from pyverbs._formats import mwtype2str  # noqa: F401  (upstream's helper)
 

@@ -33,7 +33,8 @@ Differences from upstream pyverbs, all additive:
   QPInitAttrEx is made).  QPEx.ind_table is the table (None once closed).
 """
 from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
-                            ECE, DataBuffer, QPRateLimitAttr)
+                            ECE, DataBuffer, QPRateLimitAttr,
+                            QPAttachCompCntrAttr)
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
@@ -43,7 +44,8 @@ from pyverbs.utils import (gid_str, qp_type_to_str,  # noqa: F401
                            mig_state_to_str)
 
 __all__ = ['QPCap', 'QPInitAttr', 'QPInitAttrEx', 'QPAttr', 'QP', 'QPEx',
-           'ECE', 'DataBuffer', 'QPRateLimitAttr']
+           'ECE', 'DataBuffer', 'QPRateLimitAttr',
+           'QPAttachCompCntrAttr']
 
 
 _CONNECTED = (2, 3, 9, 10)       # RC, UC, XRC_SEND, XRC_RECV

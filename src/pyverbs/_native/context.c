@@ -8,6 +8,7 @@
  */
 #include "context.h"
 #include "addr.h"
+#include "comp_cntr.h"
 #include "device_attr.h"
 #include "errors.h"
 #include "field.h"
@@ -661,6 +662,10 @@ static PyMethodDef ctx_methods[] = {
 	  "query_pkey($self, /, port_num, index)\n--\n\n"
 	  "The P_Key at index of port port_num (ibv_query_pkey), raw "
 	  "(network byte order) as upstream." },
+	{ "query_comp_cntr_caps", pv_ctx_query_comp_cntr_caps, METH_NOARGS,
+	  "query_comp_cntr_caps($self, /)\n--\n\n"
+	  "The device's completion counter capabilities, a CompCntrCaps "
+	  "(ibv_query_comp_cntr_caps, rdma-core 65)." },
 	{ "get_pkey_index", (PyCFunction)(void (*)(void))ctx_get_pkey_index,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "get_pkey_index($self, /, port_num, pkey)\n--\n\n"

@@ -399,3 +399,33 @@ int pv_positive_i64(PyObject *v, const char *what, const char *err,
 	*out = x;
 	return 0;
 }
+
+/* field.h */
+PyObject *pv_rows_str(PyObject *self, const char *title,
+		      const char *const *names)
+{
+	PyObject *out = PyUnicode_FromString(title), *spec, *v, *cell, *row;
+	char head[64];
+
+	spec = PyUnicode_FromString("<20");
+	for (; out && spec && *names; names++) {
+		/* interned: the type's attribute cache keeps the name */
+		PyObject *name = PyUnicode_InternFromString(*names);
+
+		v = name ? PyObject_GetAttr(self, name) : NULL;
+		Py_XDECREF(name);
+		cell = v ? PyObject_Format(v, spec) : NULL;
+		Py_XDECREF(v);
+		snprintf(head, sizeof(head), "%-22s: ", *names);
+		row = cell ? PyUnicode_FromFormat("%s%U\n", head, cell) : NULL;
+		Py_XDECREF(cell);
+		if (!row)
+			Py_CLEAR(out);
+		else
+			PyUnicode_AppendAndDel(&out, row);
+	}
+	Py_XDECREF(spec);
+	if (!spec)
+		Py_CLEAR(out);
+	return out;
+}

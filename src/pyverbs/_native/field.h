@@ -78,6 +78,11 @@ struct pv_field {
  * come from a field table: pv_add_data_type() fills its Py_tp_getset. */
 #define PV_DATA_SPEC(var, pyname, st, doc_, ...) \
 	PV_TYPE_SPEC(var, pyname, st, doc_, __VA_ARGS__{ Py_tp_getset, NULL }, )
+/* The str() of an object in upstream's layout: title, then one line per
+ * attribute of names (NULL-terminated), '{:22}: {:<20}\n' of the name and
+ * the attribute's value.  A new str, or NULL with the exception. */
+PyObject *pv_rows_str(PyObject *self, const char *title,
+		      const char *const *names);
 /* __init__ of the attribute classes that take no argument (TypeError
  * "X() takes no arguments" otherwise). */
 int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw);

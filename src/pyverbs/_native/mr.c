@@ -79,7 +79,7 @@ int pv_mr_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static int mr_alloc(struct pv_mr *self, size_t length, int huge)
+int pv_mr_alloc(struct pv_mr *self, size_t length, int huge)
 {
 	void *p;
 
@@ -155,10 +155,10 @@ static int mr_import(struct pv_mr *self, struct pv_pd *pd, PyObject *handle)
  * contiguous buffer-protocol object, or a read-only one (bytes) where the
  * access lets neither the device nor write() change the memory.  *length
  * 0 becomes the buffer's length.  0 or -1 (the buffer, if taken, is
- * released by the caller's mr_release_memory()).
+ * released by the caller: pv_mr_failed()).
  */
-static int mr_user_memory(struct pv_mr *self, PyObject *address,
-			  unsigned int access, size_t *length)
+int pv_mr_user_memory(struct pv_mr *self, PyObject *address,
+		      unsigned int access, size_t *length)
 {
 	uint64_t a;
 
@@ -203,7 +203,7 @@ static int mr_register(struct pv_mr *self, struct pv_pd *pd, size_t length,
 		       unsigned int access, int implicit)
 {
 	if (!self->buf && !implicit && length &&
-	    mr_alloc(self, length, !!(access & IBV_ACCESS_HUGETLB)))
+	    pv_mr_alloc(self, length, !!(access & IBV_ACCESS_HUGETLB)))
 		return -1;
 	if (implicit)
 		self->mr = ibv_reg_mr(pd->pd, NULL, SIZE_MAX, access);
@@ -238,6 +238,26 @@ static struct pv_pd *mr_creator(PyObject *creator)
 	return (struct pv_pd *)creator;
 }
 
+void pv_mr_failed(struct pv_mr *self)
+{
+	mr_release_memory(self);
+	self->buf = NULL;
+}
+
+int pv_mr_opened(struct pv_mr *self, struct pv_obj *pd, struct pv_obj *p1,
+		 struct pv_obj *p2)
+{
+	if (pv_obj_link(&self->obj, pd) ||
+	    (p1 && pv_obj_link(&self->obj, p1)) ||
+	    (p2 && pv_obj_link(&self->obj, p2))) {
+		if (!pv_mr_destroy(&self->obj))
+			pv_mr_failed(self);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
 /* MR.__init__ once its PD is found: import, or register the memory given
  * (or allocated here), and link to the PD.  0 or -1. */
 static int mr_open(struct pv_mr *self, struct pv_pd *pd, PyObject *address,
@@ -249,20 +269,12 @@ static int mr_open(struct pv_mr *self, struct pv_pd *pd, PyObject *address,
 		if (mr_import(self, pd, handle))
 			return -1;
 	} else if ((address != Py_None &&
-		    mr_user_memory(self, address, access, &length)) ||
+		    pv_mr_user_memory(self, address, access, &length)) ||
 		   mr_register(self, pd, length, access, implicit)) {
-		goto err;
+		pv_mr_failed(self);
+		return -1;
 	}
-	if (pv_obj_link(&self->obj, &pd->obj)) {
-		pv_mr_destroy(&self->obj);
-		goto err;
-	}
-	pv_obj_opened(&self->obj);
-	return 0;
-err:
-	mr_release_memory(self);
-	self->buf = NULL;
-	return -1;
+	return pv_mr_opened(self, &pd->obj, NULL, NULL);
 }
 
 static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -587,8 +599,8 @@ static int mr_getbuffer(PyObject *obj, Py_buffer *view, int flags)
 	}
 	if (!self->own_buf && !self->has_user) {
 		PyErr_SetString(PyExc_BufferError,
-				"MR memory given as a raw address cannot be "
-				"exported");
+				"MR memory pyverbs does not hold (a raw address, "
+				"a Buf's) cannot be exported");
 		return -1;
 	}
 	if (self->length > PY_SSIZE_T_MAX) {

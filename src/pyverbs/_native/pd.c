@@ -246,14 +246,19 @@ PV_GC_TYPE_SPEC(pd, "pyverbs.pd.PD", struct pv_pd,
 		{ Py_tp_getset, pd_getset }, { Py_tp_repr, pd_repr },
 		PV_CM_SLOTS, );
 
-struct pv_pd *pv_pd_arg(PyObject *o)
+struct pv_pd *pv_pd_typed(PyObject *o)
 {
 	if (!PyObject_TypeCheck(o, pv.PD)) {
 		PyErr_Format(PyExc_TypeError, "pd must be a PD, not %.100s",
 			     Py_TYPE(o)->tp_name);
 		return NULL;
 	}
-	if (pv_check_open(PV_OBJ(o)))
+	return (struct pv_pd *)o;
+}
+
+struct pv_pd *pv_pd_arg(PyObject *o)
+{
+	if (!pv_pd_typed(o) || pv_check_open(PV_OBJ(o)))
 		return NULL;
 	return (struct pv_pd *)o;
 }

@@ -11,6 +11,7 @@
  */
 #include "qp.h" /* first: Python.h defines _GNU_SOURCE */
 #include "addr.h"
+#include "comp_cntr.h"
 #include "context.h"
 #include "cq.h"
 #include "errors.h"
@@ -801,6 +802,12 @@ int pv_qp_clear(PyObject *obj)
 }
 
 static PyMethodDef qp_methods[] = {
+	{ "attach_comp_cntr",
+	  (PyCFunction)(void (*)(void))pv_qp_attach_comp_cntr,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "attach_comp_cntr($self, comp_cntr, attr)\n--\n\n"
+	  "Count the operations attr.op_mask names in the CompCntr "
+	  "(ibv_qp_attach_comp_cntr, rdma-core 65)." },
 	{ "to_init", (PyCFunction)(void (*)(void))qp_to_init,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "to_init($self, qp_attr)\n--\n\n"

@@ -46,6 +46,19 @@ struct pv_state {
 	PyTypeObject *XRCD;
 	/* mr.c */
 	PyTypeObject *MR;
+	/* dmah.c */
+	PyTypeObject *DmaHandleInitAttr;
+	PyTypeObject *DMAHandle;
+	/* buf.c */
+	PyTypeObject *Buf;
+	PyTypeObject *BufMR;
+	/* mr_ex.c */
+	PyTypeObject *MREx;
+	/* comp_cntr.c */
+	PyTypeObject *CompCntrInitAttr;
+	PyTypeObject *CompCntr;
+	PyTypeObject *CompCntrCaps;
+	PyTypeObject *QPAttachCompCntrAttr;
 	/* dmabuf.c */
 	PyTypeObject *DmaBuf;
 	PyTypeObject *DmaBufMR;
