@@ -51,6 +51,10 @@ _PORT_CAPS: dict[int, str] = dict(getattr(_v, '_PORT_CAP_NAMES'))
 _PORT_CAPS2: dict[int, str] = dict(getattr(_v, '_PORT_CAP2_NAMES'))
 _ODP_GENERAL: dict[int, str] = dict(getattr(_v, '_ODP_GENERAL_NAMES'))
 _ODP_TRANSPORT: dict[int, str] = dict(getattr(_v, '_ODP_TRANSPORT_NAMES'))
+# newer than the rdma-core 44 headers the name table is made from (58):
+# printed after the others, as upstream does
+_ODP_TRANSPORT.update({1 << 6: 'IBV_ODP_SUPPORT_FLUSH',
+                       1 << 7: 'IBV_ODP_SUPPORT_ATOMIC_WRITE'})
 _EVENT_TYPES: dict[int, str] = dict(getattr(_v, '_EVENT_TYPE_NAMES'))
 # Upstream prints this one with a leading dot; kept for identical output.
 _EVENT_TYPES[16] = '.' + _EVENT_TYPES[16]

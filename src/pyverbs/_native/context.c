@@ -502,6 +502,37 @@ static PyObject *ctx_get_pkey_index(PyObject *obj, PyObject *args, PyObject *kw)
 #endif
 }
 
+/* rdma-core 62: the port's effective speed, in units of 100 Mb/s */
+static PyObject *ctx_query_port_speed(PyObject *obj, PyObject *args,
+				      PyObject *kw)
+{
+	static char *kwlist[] = { "port_num", NULL };
+	struct pv_context *self = CTX(obj);
+	uint32_t port;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query_port_speed",
+					 kwlist, pv_conv_u32, &port))
+		return NULL;
+	if (pv_check_open(&self->obj))
+		return NULL;
+#if HAVE_IBV_QUERY_PORT_SPEED
+	{
+		uint64_t speed;
+		/* returns errno */
+		int rc = ibv_query_port_speed(self->ctx, port, &speed);
+
+		if (rc)
+			return pv_raise_rc(rc, "ibv_query_port_speed",
+					   "Failed to query port speed for "
+					   "port %u",
+					   port);
+		return PyLong_FromUnsignedLongLong(speed);
+	}
+#else
+	return pv_raise_needs("ibv_query_port_speed", 62);
+#endif
+}
+
 static PyObject *ctx_query_rt_values_ex(PyObject *obj, PyObject *args,
 					PyObject *kw)
 {
@@ -671,6 +702,12 @@ static PyMethodDef ctx_methods[] = {
 	  "get_pkey_index($self, /, port_num, pkey)\n--\n\n"
 	  "The index of pkey in the P_Key table of port port_num "
 	  "(ibv_get_pkey_index); pkey in the form query_pkey() returns." },
+	{ "query_port_speed", (PyCFunction)(void (*)(void))ctx_query_port_speed,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "query_port_speed($self, /, port_num)\n--\n\n"
+	  "The effective speed of port port_num in units of 100 Mb/s "
+	  "(ibv_query_port_speed, rdma-core 62; an older build raises "
+	  "PyverbsRDMAError EOPNOTSUPP naming it)." },
 	{ "query_rt_values_ex",
 	  (PyCFunction)(void (*)(void))ctx_query_rt_values_ex,
 	  METH_VARARGS | METH_KEYWORDS,

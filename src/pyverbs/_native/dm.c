@@ -326,6 +326,28 @@ static PyObject *dm_get_handle(PyObject *obj, void *closure)
 	return PyLong_FromUnsignedLong(self->dm->handle);
 }
 
+/* rdma-core 62: a dma-buf fd of the device memory (the caller closes it) */
+static PyObject *dm_export_dmabuf_fd(PyObject *obj, PyObject *unused)
+{
+	struct pv_dm *self = (struct pv_dm *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+#if HAVE_IBV_DM_EXPORT_DMABUF_FD
+	{
+		int fd = ibv_dm_export_dmabuf_fd(self->dm); /* -1, errno */
+
+		if (fd < 0)
+			return pv_raise_errno("ibv_dm_export_dmabuf_fd",
+					      "Failed to export dmabuf FD for "
+					      "DM");
+		return PyLong_FromLong(fd);
+	}
+#else
+	return pv_raise_needs("ibv_dm_export_dmabuf_fd", 62);
+#endif
+}
+
 static PyMethodDef dm_methods[] = {
 	{ "copy_to_dm", (PyCFunction)(void (*)(void))dm_copy_to_dm,
 	  METH_VARARGS | METH_KEYWORDS,
@@ -337,6 +359,11 @@ static PyMethodDef dm_methods[] = {
 	  "copy_from_dm($self, dm_offset, length)\n--\n\n"
 	  "The length bytes of device memory at dm_offset, as bytes "
 	  "(ibv_memcpy_from_dm)." },
+	{ "export_dmabuf_fd", dm_export_dmabuf_fd, METH_NOARGS,
+	  "export_dmabuf_fd($self, /)\n--\n\n"
+	  "A dma-buf file descriptor of the device memory "
+	  "(ibv_dm_export_dmabuf_fd, rdma-core 62), which the caller "
+	  "closes." },
 	{ "unimport", dm_unimport, METH_NOARGS,
 	  "unimport($self, /)\n--\n\n"
 	  "Release an imported DM without freeing it (ibv_unimport_dm)." },

@@ -529,7 +529,7 @@ static PyObject *qpx_wr_flush(PyObject *obj, PyObject *args, PyObject *kw)
 	QPX_CALL(obj, wr_flush, rkey, addr, len, ptype, level);
 	Py_RETURN_NONE;
 #else
-	return pv_raise_unsupported("wr_flush (ibv_wr_flush)");
+	return pv_raise_needs("ibv_wr_flush", 45);
 #endif
 }
 
