@@ -496,3 +496,62 @@ def test_madvise_on_mr_buffers(pd):
         mem.madvise(mr.buf, mr.length)
         assert mr.read(2, 0) == bytes(2)
     mem.munmap(a, 2 * page)
+
+
+def test_mw_type2_post_send_updates_rkey(ctx):
+    """Upstream 65.0: once post_send() has posted a BIND_MW WR, its window
+    has the WR's rkey (MW.rkey: what RDMA through the window and a local
+    invalidation name it by; a type 2 window is invalidated before it is
+    bound again, and the next bind's key follows from it); a WR the post
+    did not reach (from bad_wr on) leaves its window's rkey alone."""
+    import pyverbs.enums as e
+    from pyverbs.mr import MW, MWBindInfo
+    from pyverbs.wr import SendWR
+    from rdma_helpers import pair, poll, send_wr
+    a, b = pair(ctx, e.IBV_QPT_RC, depth=4, cq_depth=64,
+                access=e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+                e.IBV_ACCESS_MW_BIND)
+    with a, b:
+        info = MWBindInfo(b.mr, b.mr.buf, 64, e.IBV_ACCESS_REMOTE_WRITE)
+        mw = MW(b.pd, MW_TYPE_2)
+        for round_ in range(3):     # bind, write, invalidate; three times
+            before = mw.rkey
+            wr = SendWR(opcode=e.IBV_WR_BIND_MW,
+                        send_flags=e.IBV_SEND_SIGNALED)
+            wr.set_bind_wr(mw, info)
+            assert wr.rkey != before
+            b.qp.post_send(wr)
+            assert mw.rkey == wr.rkey
+            assert poll(b.cq)[0].status == e.IBV_WC_SUCCESS
+            data = f'window key {round_}'.encode()
+            w = send_wr(a, data, opcode=e.IBV_WR_RDMA_WRITE)
+            w.set_wr_rdma(mw.rkey, b.mr.buf)
+            a.qp.post_send(w)
+            poll(a.cq)
+            assert b.mr.read(len(data), 0) == data
+            inv = SendWR(opcode=e.IBV_WR_LOCAL_INV, imm_data=mw.rkey)
+            b.qp.post_send(inv)
+            assert poll(b.cq)[0].opcode == e.IBV_WC_LOCAL_INV
+        # a list that overflows the send queue: the WRs before the failing
+        # one bind (and update), the rest do not
+        n = b.qp.query(e.IBV_QP_CAP)[0].cap.max_send_wr
+        mws = [MW(b.pd, MW_TYPE_2) for _ in range(n + 2)]
+        keys = [m.rkey for m in mws]
+        wrs = []
+        for m in mws:
+            w = SendWR(opcode=e.IBV_WR_BIND_MW)
+            w.set_bind_wr(m, info)
+            wrs.append(w)
+        with pytest.raises(PyverbsRDMAError) as ex:
+            b.qp.post_send(wrs)
+        assert ex.value.bad_wr_index == n
+        assert [m.rkey for m in mws[:n]] == [w.rkey for w in wrs[:n]]
+        assert [m.rkey for m in mws[n:]] == keys[n:]
+        # a window closed after set_bind_wr: refused, never written
+        wr = SendWR(opcode=e.IBV_WR_BIND_MW)
+        wr.set_bind_wr(mws[-1], info)
+        mws[-1].close()
+        with pytest.raises(PyverbsUserError, match='closed MW'):
+            b.qp.post_send(wr)
+        for m in mws + [mw]:
+            m.close()

@@ -57,8 +57,12 @@ NO_SIGNATURE = set()
 # 44, the floor): stubtest may find them at run time without a stub; each
 # entry goes to stubtest's allowlist where its test is true.
 PROBED = (
-    ('pyverbs._verbs.PortAttr.active_speed_ex',    # rdma-core >= 50
-     lambda: hasattr(_verbs.PortAttr, 'active_speed_ex')),
+    # a build against rdma-core < 49 has it as pyverbs.device's read-only
+    # property (0), which the stub's plain attribute does not describe; a
+    # newer build has the C field
+    ('pyverbs._verbs.PortAttr.active_speed_ex',
+     lambda: isinstance(vars(_verbs.PortAttr).get('active_speed_ex'),
+                        property)),
     # and what the stubs declare that only a newer Python has as an
     # attribute: the buffer protocol's slots of MR (Python >= 3.12)
     ('pyverbs._verbs.MR.__buffer__',

@@ -42,6 +42,17 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+/*
+ * Entry points newer than rdma-core 44 (62) that a build against newer
+ * headers imports: declared here for the wrappers, as the headers that
+ * have them declare them (a compatible redeclaration there).  Wrapping one
+ * that the libraries lack is harmless: its real symbol is looked up at the
+ * first call, which a build that does not import it never makes.
+ */
+int ibv_query_port_speed(struct ibv_context *context, uint32_t port_num,
+			 uint64_t *port_speed);
+int ibv_dm_export_dmabuf_fd(struct ibv_dm *dm);
+
 /* kind, return type, name, symbol version, parameters, arguments */
 #define FI_FUNCS(X)							\
 	X(PASS, void, ibv_ack_async_event, "IBVERBS_1.1",		\
@@ -78,6 +89,8 @@
 	X(RC, int, ibv_detach_mcast, "IBVERBS_1.1",			\
 	  (struct ibv_qp *a, const union ibv_gid *b, uint16_t c), (a, b, c)) \
 	X(RC, int, ibv_destroy_srq, "IBVERBS_1.1", (struct ibv_srq *a), (a)) \
+	X(M1, int, ibv_dm_export_dmabuf_fd, "IBVERBS_1.16",		\
+	  (struct ibv_dm *a), (a))					\
 	X(RC, int, ibv_fork_init, "IBVERBS_1.1", (void), ())		\
 	X(PASS, void, ibv_free_device_list, "IBVERBS_1.1",		\
 	  (struct ibv_device **a), (a))					\
@@ -122,6 +135,8 @@
 	X(M1, int, ibv_query_gid, "IBVERBS_1.1",			\
 	  (struct ibv_context *a, uint8_t b, int c, union ibv_gid *d),	\
 	  (a, b, c, d))							\
+	X(RC, int, ibv_query_port_speed, "IBVERBS_1.16",		\
+	  (struct ibv_context *a, uint32_t b, uint64_t *c), (a, b, c))	\
 	X(M1, int, ibv_query_pkey, "IBVERBS_1.1",			\
 	  (struct ibv_context *a, uint8_t b, int c, __be16 *d),	\
 	  (a, b, c, d))							\

@@ -458,12 +458,17 @@ static PyObject *post_plain(PyObject *obj, const struct pv_post_ops *ops,
 }
 
 /*
- * The type 2 windows bound by the send WRs posted (items[0..n) and their
- * chains, up to bad, the C WR the provider stopped at) are closed with the
- * QP from now on (pv_mw_bound_via()).  A window moved from another QP
- * drops its reference to that QP after the walk, since that may free it
- * and run Python code: only after a post that succeeded (rc 0), when
- * nothing borrowed is used afterwards.
+ * After a post, for the BIND_MW WRs posted (items[0..n) and their chains,
+ * up to bad, the C WR the provider stopped at):
+ *   - the window takes the WR's rkey as its own (MW.rkey, and the rkey the
+ *     next bind names it by), as upstream 65.0 does; the WR holds the MW
+ *     object (SendWR.bind), and pv_send_wr_check() refused a closed one
+ *     just before the post, which ran with the GIL held;
+ *   - a type 2 window is closed with the QP from now on
+ *     (pv_mw_bound_via()).  A window moved from another QP drops its
+ *     reference to that QP after the walk, since that may free it and run
+ *     Python code: only after a post that succeeded (rc 0), when nothing
+ *     borrowed is used afterwards.
  */
 static void note_binds(PyObject *qp, PyObject *const *items, Py_ssize_t n,
 		       int rc, void *bad)
@@ -474,17 +479,24 @@ static void note_binds(PyObject *qp, PyObject *const *items, Py_ssize_t n,
 	PyObject *o;
 
 	for (i = 0; i < n; i++)
-		for (o = items[i]; o && (!rc || &SWR(o)->wr != bad);
-		     o = SWR(o)->next_wr) {
+		for (o = items[i]; o; o = SWR(o)->next_wr) {
+			struct pv_mw *mw;
+
+			if (rc && &SWR(o)->wr == bad)
+				goto out; /* this one and the rest: not posted */
 			if (SWR(o)->wr.opcode != IBV_WR_BIND_MW ||
 			    !SWR(o)->bind)
 				continue;
-			pv_mw_bound_via(PyTuple_GET_ITEM(SWR(o)->bind, 0),
-					PV_OBJ(qp),
+			mw = (struct pv_mw *)PyTuple_GET_ITEM(SWR(o)->bind, 0);
+			if (!mw->obj.closed && mw->mw &&
+			    mw->mw == SWR(o)->wr.bind_mw.mw)
+				mw->mw->rkey = SWR(o)->wr.bind_mw.rkey;
+			pv_mw_bound_via((PyObject *)mw, PV_OBJ(qp),
 					!rc && nold < 8 ? &old[nold] : NULL);
 			if (nold < 8 && old[nold])
 				nold++;
 		}
+out:
 	while (nold--)
 		Py_DECREF(old[nold]);
 }
