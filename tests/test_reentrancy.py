@@ -615,6 +615,27 @@ def f_mr_user_buffer(member):
     return Live(mr, [pd, ctx], values={'pd': pd, 'data': b'y' * 8})
 
 
+def f_mrex(member):
+    from pyverbs.mr import MREx
+    ctx, pd = _pd_env()
+    mr = MREx(pd, 4096, _access(), iova=0x10000)
+    return Live(mr, [pd, ctx], values={'pd': pd})
+
+
+def f_buf(member):
+    from pyverbs.mr import Buf
+    ctx, pd = _pd_env()
+    return Live(Buf(pd, 8192), [pd, ctx])
+
+
+def f_buf_mr(member):
+    from pyverbs.mr import Buf, BufMR
+    ctx, pd = _pd_env()
+    buf = Buf(pd, 8192)
+    mr = BufMR(pd, buf, 4096, _access(), offset=4096)
+    return Live(mr, [buf, pd, ctx], values={'pd': pd})
+
+
 def f_mw(member):
     import pyverbs.enums as e
     from pyverbs.mr import MW
@@ -804,6 +825,9 @@ LIVE_FACTORIES = {
     'Context': [f_context],
     'PD': [f_pd],
     'MR': [f_mr, f_mr_user_buffer],
+    'MREx': [f_mrex],
+    'Buf': [f_buf],
+    'BufMR': [f_buf_mr],
     'MW': [f_mw],
     'CompChannel': [f_comp_channel],
     'CQ': [f_cq],
@@ -832,6 +856,10 @@ NOT_LIVE = {
     'DMMR': 'an MR over device memory: rxe has none',
     'ParentDomain': 'rxe has no parent domains (EOPNOTSUPP)',
     'DmaBufMR': 'rxe cannot register dma-buf memory (EOPNOTSUPP)',
+    'DMAHandle': 'rxe has no TLP processing hints (ibv_alloc_dmah: '
+                 'EOPNOTSUPP)',
+    'CompCntr': 'rxe has no completion counters (ibv_create_comp_cntr: '
+                'EOPNOTSUPP)',
     'Flow': 'rxe has no flow steering (ibv_create_flow: EOPNOTSUPP)',
     'SRDQP': EFA, 'SRDQPEx': EFA, 'EfaAH': EFA, 'EfaCQ': EFA,
     'EfaContext': EFA,
@@ -1536,7 +1564,8 @@ CM_CLASSES = ('CMID', 'CMEvent', 'CMEventChannel', 'AddrInfo')
 
 def _device_classes():
     """The classes with a live factory that this build and machine can
-    make: the rdma_cm ones need librdmacm, DmaBuf a DRM device (vgem)."""
+    make: the rdma_cm ones need librdmacm, DmaBuf a DRM device (vgem),
+    MREx, Buf and BufMR an rdma-core with their calls (59, 64)."""
     from pyverbs import _verbs
     found = classes()
     out = []
@@ -1547,6 +1576,11 @@ def _device_classes():
                 not getattr(_verbs, '_HAVE_RDMACM', 0)):
             continue
         if c.__name__ == 'DmaBuf' and not os.path.exists('/dev/dri'):
+            continue
+        # what the build's rdma-core lacks cannot be live
+        if c.__name__ == 'MREx' and not _verbs._HAVE_REG_MR_EX:
+            continue
+        if c.__name__ in ('Buf', 'BufMR') and not _verbs._HAVE_BUF:
             continue
         out.append(k)
     return out

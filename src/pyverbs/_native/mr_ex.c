@@ -85,7 +85,8 @@ static int mrex_handles(struct mrex_args *a, PyObject *dmah)
 	if (pv_check_open(&a->pd->obj) || (a->buf && pv_buf_check_open(a->buf)))
 		return -1;
 	if (dmah != Py_None) {
-		if (pv_check_open(PV_OBJ(dmah)))
+		if (pv_obj_check_in(PV_OBJ(dmah), pv_obj_root(&a->pd->obj),
+				    "DMAHandle", "PD"))
 			return -1;
 		a->dmah = (struct pv_dmah *)dmah;
 	}
