@@ -89,7 +89,12 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
         'bitmask_to_str', 'context_comp_mask_to_str', 'context_flags_to_str',
         'cqe_comp_to_str', 'dc_type_to_str', 'qp_comp_mask_to_str',
         'qp_create_flags_to_str', 'qpts_to_str', 'send_ops_flags_to_str',
-        'swp_to_str', 'tunnel_offloads_to_str'),
+        'swp_to_str', 'tunnel_offloads_to_str',
+        # rdma-core 60
+        'Mlx5DevxCmdComp'),
+    'pyverbs.providers.mlx5.mlx5dv_event': (
+        'EventChannel', 'EventFD', 'EventHeader'),
+    'pyverbs.providers.mlx5.mlx5dv_dmabuf': ('Mlx5DmaBufMR',),
     'pyverbs.providers.mlx5.mlx5dv_objects': (
         'Mlx5DvCQ', 'Mlx5DvObj', 'Mlx5DvPD', 'Mlx5DvQP', 'Mlx5DvSRQ'),
     'pyverbs.providers.mlx5.mlx5dv_mkey': (
@@ -116,7 +121,9 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
         'DrActionDrop', 'DrActionFlowCounter', 'DrActionFlowSample',
         'DrActionIBPort', 'DrActionModify', 'DrActionPacketReformat',
         'DrActionPopVLan', 'DrActionPushVLan', 'DrActionQp', 'DrActionTag',
-        'DrActionVPort', 'DrFlowSamplerAttr'),
+        'DrActionVPort', 'DrFlowSamplerAttr',
+        # rdma-core 48
+        'DrActionFlowMeter', 'DrFlowMeterAttr'),
 }
 # prefix of a qualified name -> (the _verbs flag of a build with the
 # library, the library)

@@ -309,7 +309,8 @@ from pyverbs import _verbs as _mlx5objs
 if getattr(_mlx5objs, '_HAVE_MLX5', 0):
     from pyverbs._verbs import (Mlx5DevxObj, Mlx5UMEM, Mlx5DevxEq,
                                 Mlx5DevxMsiVector, Mlx5DmOpAddr, WqeSeg,
-                                WqeCtrlSeg, WqeDataSeg, Wqe, Mlx5Cqe64)
+                                WqeCtrlSeg, WqeDataSeg, Wqe, Mlx5Cqe64,
+                                Mlx5DevxCmdComp)
     from pyverbs.providers.mlx5 import _mlx5objs_str
     _mlx5objs_str.install(globals())
 del _mlx5objs

@@ -3,13 +3,15 @@
  * The argument helpers the mlx5 families share: the open Context argument
  * of a static method, the keyword values of an attribute's __init__ stored
  * into its fields, a DevX mailbox's bytes, Cython's TypeError for a typed
- * argument.  The lowest unit of the provider: it uses only the core, so a
+ * argument, a blocking call run without the GIL.  The lowest unit of the provider: it uses only the core, so a
  * family calls it without reaching into another family's file.
  */
 #include "mlx5.h"
 #include "field.h"
 #include "object.h"
 #include "state.h"
+
+#include <errno.h>
 
 struct pv_context *pv_mlx5_ctx_arg(PyObject *o, const char *argname)
 {
@@ -59,4 +61,27 @@ int pv_mlx5_arg_type_error(const char *arg, const char *expected, PyObject *got)
 		     "(expected %s, got %.100s)",
 		     arg, expected, Py_TYPE(got)->tp_name);
 	return -1;
+}
+
+ssize_t pv_mlx5_blocking(struct pv_obj *o, struct pv_obj *o2,
+			 ssize_t (*fn)(void *arg), void *arg, int *err)
+{
+	ssize_t r;
+
+	pv_busy_enter(o);
+	if (o2)
+		pv_busy_enter(o2);
+	for (;;) {
+		Py_BEGIN_ALLOW_THREADS
+		r = fn(arg);
+		*err = r < 0 ? errno : 0;
+		Py_END_ALLOW_THREADS
+		/* interrupted by a signal: run its handler, then wait on */
+		if (r >= 0 || *err != EINTR || PyErr_CheckSignals())
+			break;
+	}
+	if (o2)
+		pv_busy_leave(o2);
+	pv_busy_leave(o);
+	return r;
 }

@@ -583,6 +583,47 @@ static PyObject *mctx_devx_query_eqn(PyObject *obj, PyObject *args,
 	return PyLong_FromUnsignedLong(eqn);
 }
 
+/* get_data_direct_sysfs_path(length=512): the sysfs path of the device's
+ * data-direct function, read into a buffer of length bytes. */
+static PyObject *mctx_get_data_direct_sysfs_path(PyObject *obj, PyObject *args,
+						 PyObject *kw)
+{
+	static char *kwlist[] = { "length", NULL };
+	struct pv_context *self = (struct pv_context *)obj;
+	size_t len = 512;
+	PyObject *res = NULL;
+	char *buf;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "|O&:get_data_direct_sysfs_path",
+					 kwlist, pv_conv_size, &len) ||
+	    pv_check_open(&self->obj))
+		return NULL;
+#if HAVE_MLX5DV_REG_DMABUF_MR
+	if (len > PY_SSIZE_T_MAX)
+		return PyErr_NoMemory();
+	/* one byte more, zeroed: the path is NUL-terminated whatever the
+	 * kernel wrote */
+	buf = PyMem_Calloc(1, len + 1);
+	if (!buf)
+		return PyErr_NoMemory();
+	rc = mlx5dv_get_data_direct_sysfs_path(self->ctx, buf, len); /* errno */
+	if (rc)
+		pv_raise_rc(rc, "mlx5dv_get_data_direct_sysfs_path",
+			    "Get data direct sysfs path failed.");
+	else
+		res = PyUnicode_DecodeFSDefault(buf);
+	PyMem_Free(buf);
+	return res;
+#else
+	(void)buf;
+	(void)rc;
+	(void)res;
+	return pv_raise_needs("mlx5dv_get_data_direct_sysfs_path", 54);
+#endif
+}
+
 #define MCTX_KW(name, fn) \
 	name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS
 #define MCTX_STATIC(name, fn)                  \
@@ -624,6 +665,12 @@ static PyMethodDef mctx_methods[] = {
 	  "device_timestamp_to_ns(ctx, device_timestamp)\n--\n\n"
 	  "Convert a device timestamp (HCA core clock cycles) to "
 	  "nanoseconds (mlx5dv_get_clock_info + mlx5dv_ts_to_ns)." },
+	{ MCTX_KW("get_data_direct_sysfs_path",
+		  mctx_get_data_direct_sysfs_path),
+	  "get_data_direct_sysfs_path($self, /, length=512)\n--\n\n"
+	  "The sysfs path of the device's data-direct PCI function "
+	  "(mlx5dv_get_data_direct_sysfs_path), read with a buffer of "
+	  "length bytes (ENOSPC when it is too short)." },
 	{ MCTX_KW("devx_query_eqn", mctx_devx_query_eqn),
 	  "devx_query_eqn($self, /, vector)\n--\n\n"
 	  "The device EQ number of completion vector 'vector'." },

@@ -309,6 +309,46 @@ static PyObject *devx_obj_modify(PyObject *obj, PyObject *args, PyObject *kw)
 			    "Failed to modify DevX object");
 }
 
+/* query_async(in_, outlen, wr_id, cmd_comp): post the query on the
+ * Mlx5DevxCmdComp cmd_comp (of this object's Context), whose
+ * get_async_cmd_comp() returns (wr_id, output). */
+static PyObject *devx_obj_query_async(PyObject *obj, PyObject *args,
+				      PyObject *kw)
+{
+	static char *kwlist[] = { "in_", "outlen", "wr_id", "cmd_comp", NULL };
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+	struct mlx5dv_devx_cmd_comp *cc;
+	PyObject *in_, *in, *cco;
+	uint64_t wr_id;
+	size_t outlen;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&O:query_async", kwlist,
+					 &in_, pv_conv_size, &outlen,
+					 pv_conv_u64, &wr_id, &cco) ||
+	    pv_check_open(&self->obj))
+		return NULL;
+	in = devx_inbox(in_);
+	if (!in)
+		return NULL;
+	/* bytes() ran Python code: both objects are checked after it */
+	cc = pv_check_open(&self->obj) ?
+		     NULL :
+		     pv_mlx5_cmd_comp_get(cco, pv_obj_parent(&self->obj, 0));
+	if (!cc) {
+		Py_DECREF(in);
+		return NULL;
+	}
+	rc = mlx5dv_devx_obj_query_async(self->handle, PyBytes_AS_STRING(in),
+					 PyBytes_GET_SIZE(in), outlen, wr_id,
+					 cc);
+	Py_DECREF(in);
+	if (rc) /* an errno value */
+		return pv_raise_rc(rc, "mlx5dv_devx_obj_query_async",
+				   "Failed to query DevX object");
+	Py_RETURN_NONE;
+}
+
 /* The struct mlx5dv_devx_obj's address (what upstream returns since v62;
  * v44 returned the pointer cast to a Python object, unusable). */
 static PyObject *devx_obj_get_obj(PyObject *obj, void *closure)
@@ -343,6 +383,12 @@ static PyMethodDef devx_obj_methods[] = {
 	  "Run a query command (in_: its input mailbox, bytes or anything "
 	  "bytes() accepts) on the object; return outlen bytes of output "
 	  "(mlx5dv_devx_obj_query)." },
+	{ "query_async", (PyCFunction)(void (*)(void))devx_obj_query_async,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "query_async($self, /, in_, outlen, wr_id, cmd_comp)\n--\n\n"
+	  "Post a query command on the object whose outlen bytes of output "
+	  "come back, with wr_id, through the Mlx5DevxCmdComp cmd_comp's "
+	  "get_async_cmd_comp() (mlx5dv_devx_obj_query_async)." },
 	{ "modify", (PyCFunction)(void (*)(void))devx_obj_modify,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "modify($self, /, in_, outlen)\n--\n\n"

@@ -91,6 +91,18 @@ static int act_finish1(struct pv_dr_action *self, struct mlx5dv_dr_action *a,
 	return act_finish(self, a, func, msg, &p, 1);
 }
 
+int pv_dr_action_begin(struct pv_dr_action *self)
+{
+	return act_begin(self);
+}
+
+int pv_dr_action_finish(struct pv_dr_action *self, struct mlx5dv_dr_action *a,
+			const char *func, const char *msg,
+			struct pv_obj *const *parents, size_t n)
+{
+	return act_finish(self, a, func, msg, parents, n);
+}
+
 static int act_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { NULL };
@@ -855,9 +867,8 @@ static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
 	attr.num_sample_actions = n;
 	attr.action = sa->action;
 	a = mlx5dv_dr_action_create_flow_sampler(&attr);
-	/* upstream v44's message, a copy of the tag's */
 	ret = act_finish(self, a, "mlx5dv_dr_action_create_flow_sampler",
-			 "DrActionTag creation failed.", parents, 1 + n);
+			 "DrActionFlowSample creation failed.", parents, 1 + n);
 out:
 	PyMem_Free(attr.sample_actions);
 	PyMem_Free(parents);

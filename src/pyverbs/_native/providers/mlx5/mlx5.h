@@ -32,6 +32,16 @@ PyObject *pv_mlx5_mailbox_in(PyObject *in);
 int pv_mlx5_arg_type_error(const char *arg, const char *expected,
 			   PyObject *got);
 
+/*
+ * Run fn(arg), which blocks (a read of an event fd), without the GIL, with o
+ * and o2 (NULL: none) marked busy so that no close runs under it.  fn
+ * returns >= 0, or < 0 with errno set; EINTR runs Python's signal handlers,
+ * then fn again.  Returns what fn returned, its errno in *err (0 on
+ * success; EINTR with an exception set when a handler raised).
+ */
+ssize_t pv_mlx5_blocking(struct pv_obj *o, struct pv_obj *o2,
+			 ssize_t (*fn)(void *arg), void *arg, int *err);
+
 /* Each family's type registration (0, or -1 with an exception set). */
 /* mlx5ctx */
 int pv_mlx5_context_init_types(PyObject *m); /* context.c */
@@ -105,9 +115,16 @@ void pv_mlx5_sig_block_attr_get(PyObject *obj,
 				struct pv_mlx5_sig_block_store *store);
 
 /* mlx5objs */
-int pv_mlx5_devx_init_types(PyObject *m);  /* devx.c */
-int pv_mlx5_wqe_init_types(PyObject *m);   /* wqe.c */
-int pv_mlx5_sched_init_types(PyObject *m); /* sched.c */
+int pv_mlx5_devx_init_types(PyObject *m);	/* devx.c */
+int pv_mlx5_wqe_init_types(PyObject *m);	/* wqe.c */
+int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
+int pv_mlx5_cmd_comp_init_types(PyObject *m);	/* cmd_comp.c */
+int pv_mlx5_devx_event_init_types(PyObject *m); /* devx_event.c, after devx */
+int pv_mlx5_dmabuf_mr_init_types(PyObject *m);	/* dmabuf_mr.c */
+/* cmd_comp.c: the channel of the open Mlx5DevxCmdComp o, which must belong
+ * to the Context ctx; NULL with TypeError or PyverbsUserError. */
+struct mlx5dv_devx_cmd_comp *pv_mlx5_cmd_comp_get(PyObject *o,
+						  struct pv_obj *ctx);
 /* devx.c: destroy what a failed constructor created (o->destroy), keeping
  * the exception set; a failing destroy is reported as unraisable. */
 void pv_mlx5_undo_create(struct pv_obj *o);
@@ -136,6 +153,15 @@ struct pv_dr_action {
 	struct pv_obj obj;
 	struct mlx5dv_dr_action *action;
 };
+/* dr_action.c: the start of a DrAction constructor (refuses a second run,
+ * resets the object) and its end: a (NULL: raise from errno with func and
+ * msg), then the links to the n parents.  0 or -1 (the action destroyed). */
+int pv_dr_action_begin(struct pv_dr_action *self);
+int pv_dr_action_finish(struct pv_dr_action *self, struct mlx5dv_dr_action *a,
+			const char *func, const char *msg,
+			struct pv_obj *const *parents, size_t n);
+/* dr_meter.c: DrFlowMeterAttr, DrActionFlowMeter (after dr_action.c) */
+int pv_mlx5_dr_meter_init_types(PyObject *m);
 /* The open DrDomain / DrTable / DrAction o ('what' names the argument);
  * else NULL with TypeError or PyverbsUserError (closed). */
 struct pv_dr_domain *pv_dr_domain_arg(PyObject *o, const char *what);
