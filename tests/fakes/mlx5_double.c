@@ -780,3 +780,4 @@ void mlx5dv_devx_free_uar(struct mlx5dv_devx_uar *u)
 /* The other families' entry points: one translation unit with the above. */
 #include "mlx5_double_devx.c"
 #include "mlx5_double_dr.c"
+#include "mlx5_double_65.c"

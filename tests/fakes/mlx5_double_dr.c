@@ -205,6 +205,8 @@ int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *tbl)
 	return rc;
 }
 
+static int fmeter_destroy(struct mlx5dv_dr_action *a); /* mlx5_double_65.c */
+
 int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 {
 	if (dr_on() && dr_act_refs(a)) {
@@ -220,6 +222,8 @@ int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 				dr_acts[i] = NULL;	/* may be reused */
 			}
 	}
+	if (fmeter_destroy(a))		/* a record of the double's */
+		return 0;
 	return REAL(mlx5dv_dr_action_destroy, "MLX5_1.10")(a);
 }
 
