@@ -213,3 +213,114 @@ def test_rxe_flow_meter(ctx):
     with pytest.raises(PyverbsUserError):
         DrActionFlowMeter(attr)
     dom.close()
+
+
+# ---- Mlx5DVContextAttr(fds), Mlx5DVContext's new fields ----
+
+def _needs(fn, version):
+    with pytest.raises(PyverbsRDMAError) as ei:
+        fn()
+    assert f'needs rdma-core {version}' in str(ei.value)
+    assert ei.value.error_code == errno.EOPNOTSUPP
+
+
+def test_context_attr_fds():
+    from pyverbs.device import FdArr
+    from pyverbs.providers.mlx5.mlx5dv import Mlx5DVContextAttr
+    with pytest.raises(TypeError):
+        Mlx5DVContextAttr(fds=3)
+    attr = Mlx5DVContextAttr(0, 0, None)
+    assert (attr.flags, attr.comp_mask) == (0, 0)
+    fds = FdArr([0, 1], 2)
+    if FEATURES['context_attr_fds']:
+        attr = Mlx5DVContextAttr(comp_mask=1, fds=fds)
+        assert attr.comp_mask == 1
+        del fds                     # the attribute holds it
+        gc.collect()
+    else:
+        _needs(lambda: Mlx5DVContextAttr(comp_mask=1, fds=fds), 57)
+
+
+def test_dv_context_new_fields():
+    from pyverbs.providers.mlx5.mlx5dv import Mlx5DVContext
+    dv = Mlx5DVContext()
+    if FEATURES['max_dc_rd_atom']:
+        assert (dv.max_dc_rd_atom, dv.max_dc_init_rd_atom) == (0, 0)
+        assert 'Max DC Init Read Atomic' in str(dv)
+    else:
+        _needs(lambda: dv.max_dc_rd_atom, 47)
+        _needs(lambda: dv.max_dc_init_rd_atom, 47)
+        assert 'Max DC' not in str(dv)
+    if FEATURES['ooo_recv_wrs_caps']:
+        assert dv.ooo_recv_wrs_caps == dict(max_rc=0, max_xrc=0, max_dct=0,
+                                            max_ud=0, max_uc=0)
+    else:
+        _needs(lambda: dv.ooo_recv_wrs_caps, 55)
+
+
+def test_context_flags_blueflame():
+    from pyverbs.providers.mlx5.mlx5dv import context_flags_to_str
+    assert context_flags_to_str(1 << 8) == 'Support BlueFlame (256)'
+    assert context_flags_to_str(1 | 1 << 8) == 'CQE v1, Support BlueFlame (257)'
+
+
+# ---- mlx5dv_flow: matcher ib_port, DevX actions, modify-header action ----
+
+def test_matcher_attr_ib_port():
+    import pyverbs.providers.mlx5.mlx5dv_flow as fl
+    mask = fl.Mlx5FlowMatchParameters(8, b'')
+    fl.Mlx5FlowMatcherAttr(mask, ib_port=0)
+    with pytest.raises(OverflowError):
+        fl.Mlx5FlowMatcherAttr(mask, ib_port=2**32)
+    if FEATURES['matcher_ib_port']:
+        fl.Mlx5FlowMatcherAttr(mask, comp_mask=2, ib_port=1)
+    else:
+        _needs(lambda: fl.Mlx5FlowMatcherAttr(mask, comp_mask=2, ib_port=1),
+               57)
+
+
+def test_flow_action_attr_devx():
+    import pyverbs.providers.mlx5.mlx5dv_flow as fl
+    from pyverbs.providers.mlx5.mlx5dv import Mlx5DevxObj
+    DEST_DEVX, COUNTERS_DEVX, WITH_OFFSET = 5, 6, 8
+    for t in (DEST_DEVX, COUNTERS_DEVX):
+        with pytest.raises(PyverbsUserError, match='needs a DevX obj'):
+            fl.Mlx5FlowActionAttr(t)            # upstream: None deref
+    with pytest.raises(TypeError):
+        fl.Mlx5FlowActionAttr(DEST_DEVX, obj=5)
+    closed = Mlx5DevxObj.__new__(Mlx5DevxObj)
+    with pytest.raises(PyverbsUserError):
+        fl.Mlx5FlowActionAttr(DEST_DEVX, obj=closed)
+    a = fl.Mlx5FlowActionAttr()
+    for name in ('devx_obj', 'offset'):
+        with pytest.raises(PyverbsUserError, match="doesn't have"):
+            getattr(a, name)
+    with pytest.raises(PyverbsUserError, match="doesn't have"):
+        a.offset = 3
+    if not FEATURES['counters_devx_with_offset']:
+        _needs(lambda: fl.Mlx5FlowActionAttr(WITH_OFFSET), 60)
+
+
+def test_modify_flow_action_arguments():
+    import pyverbs.providers.mlx5.mlx5dv_flow as fl
+    from pyverbs.flow import FlowAction
+    assert issubclass(fl.Mlx5ModifyFlowAction, FlowAction)
+    with pytest.raises(TypeError):
+        fl.Mlx5ModifyFlowAction(None)
+    a = fl.Mlx5ModifyFlowAction.__new__(fl.Mlx5ModifyFlowAction)
+    assert a.closed
+    a.close()
+
+
+def test_rxe_flow_objects(ctx):
+    """libmlx5 refuses the modify-header action on rxe; the DevX action
+    attributes need a DevX object, which rxe cannot make either."""
+    import pyverbs.providers.mlx5.mlx5dv_flow as fl
+    _eopnotsupp(lambda: fl.Mlx5ModifyFlowAction(ctx, 0, [b'\x01' * 8]))
+    with pytest.raises(ValueError):             # upstream pads or cuts
+        fl.Mlx5ModifyFlowAction(ctx, 0, [b'\x01' * 7])
+    with pytest.raises(TypeError):
+        fl.Mlx5ModifyFlowAction(ctx, 0, [5])
+    ctx.close()
+    with pytest.raises(PyverbsUserError):
+        fl.Mlx5ModifyFlowAction(ctx, 0, [])

@@ -104,7 +104,9 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
     'pyverbs.providers.mlx5.mlx5dv_flow': (
         'Mlx5Flow', 'Mlx5FlowActionAttr', 'Mlx5FlowMatchParameters',
         'Mlx5FlowMatcher', 'Mlx5FlowMatcherAttr',
-        'Mlx5PacketReformatFlowAction'),
+        'Mlx5PacketReformatFlowAction',
+        # rdma-core 60
+        'Mlx5ModifyFlowAction'),
     'pyverbs.providers.mlx5.mlx5dv_sched': (
         'Mlx5dvSchedAttr', 'Mlx5dvSchedLeaf', 'Mlx5dvSchedNode'),
     'pyverbs.providers.mlx5.mlx5dv_crypto': (

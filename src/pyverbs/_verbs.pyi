@@ -818,10 +818,16 @@ class Mlx5DVContext(PyverbsObject):
     striding_rq_caps: dict[str, int]
     crypto_caps: dict[str, int]
     dci_streams_caps: dict[str, int]
+    @property
+    def max_dc_rd_atom(self) -> int: ...
+    @property
+    def max_dc_init_rd_atom(self) -> int: ...
+    @property
+    def ooo_recv_wrs_caps(self) -> dict[str, int]: ...
 
 @disjoint_base
 class Mlx5DVContextAttr(PyverbsObject):
-    def __init__(self, flags: int = 0, comp_mask: int = 0) -> None: ...
+    def __init__(self, flags: int = 0, comp_mask: int = 0, fds: FdArr | None = None) -> None: ...
     flags: int
     comp_mask: int
 
@@ -950,10 +956,12 @@ class Mlx5Flow(Flow):
 
 @disjoint_base
 class Mlx5FlowActionAttr(PyverbsObject):
-    def __init__(self, action_type: int | None = None, qp: QP | None = None, flow_action: FlowAction | None = None) -> None: ...
+    def __init__(self, action_type: int | None = None, qp: QP | None = None, flow_action: FlowAction | None = None, obj: Mlx5DevxObj | None = None, offset: int = 0) -> None: ...
     type: int
     qp: QP | None
     action: FlowAction | None
+    devx_obj: Mlx5DevxObj | None
+    offset: int
 
 @disjoint_base
 class Mlx5FlowMatchParameters(PyverbsObject):
@@ -966,7 +974,7 @@ class Mlx5FlowMatcher(PyverbsCM):
 
 @disjoint_base
 class Mlx5FlowMatcherAttr(PyverbsObject):
-    def __init__(self, match_mask: Mlx5FlowMatchParameters, attr_type: int = 0, flags: int = 0, priority: int = 0, match_criteria_enable: int = 0, comp_mask: int = 0, ft_type: int = 0) -> None: ...
+    def __init__(self, match_mask: Mlx5FlowMatchParameters, attr_type: int = 0, flags: int = 0, priority: int = 0, match_criteria_enable: int = 0, comp_mask: int = 0, ft_type: int = 0, ib_port: int = 0) -> None: ...
 
 @disjoint_base
 class Mlx5Mkey(PyverbsCM):
@@ -994,6 +1002,13 @@ class Mlx5MrInterleaved(PyverbsObject):
 class Mlx5PP(PyverbsCM):
     def __init__(self, context: Context, pp_context: bytes, flags: int = 0) -> None: ...
     index: int
+
+@disjoint_base
+@disjoint_base
+class Mlx5ModifyFlowAction(FlowAction):
+    def __init__(self, ctx: Context, ft_type: int = 0, actions: Sequence[bytes | SupportsBytes] = ...) -> None: ...
+    def close(self) -> None: ...
+    closed: bool
 
 @disjoint_base
 class Mlx5PacketReformatFlowAction(FlowAction):

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * DevX objects of pyverbs.providers.mlx5.mlx5dv: Mlx5DevxObj, Mlx5UMEM,
- * Mlx5DevxEq, Mlx5DevxMsiVector (each a child of its Context) and
- * Mlx5DmOpAddr (a child of its DM).
+ * Mlx5DevxEq, Mlx5DevxMsiVector (each a child of its Context).
  *
  * They take any Context, as upstream's do: libmlx5 checks the device in
  * every creator (mlx5_get_dv_ops) and fails with EOPNOTSUPP on another
@@ -30,8 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type, *msi_vector_type,
-	*dm_op_addr_type;
+static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type, *msi_vector_type;
 
 /* ------------------------------------------------------------------ */
 /* Mailboxes                                                           */
@@ -693,187 +691,12 @@ PV_GC_TYPE_SPEC(msi_vector, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
 		{ Py_tp_init, msi_vector_init },
 		{ Py_tp_getset, msi_vector_getset }, PV_CM_SLOTS, );
 
-/* ------------------------------------------------------------------ */
-/* Mlx5DmOpAddr                                                        */
-/* ------------------------------------------------------------------ */
-
-/*
- * parents[0] is the DM.  mlx5dv_dm_map_op_addr() maps the DM's length,
- * rounded up to pages, for one operation and returns the address of the
- * DM's start inside that mapping (its offset in its first page); the
- * mapping is the caller's to munmap.  It is device memory, out of reach of
- * the fault-safe copies of pyverbs.mem_alloc (process_vm_readv does not
- * reach I/O mappings), so read() and write() copy directly and stay within
- * the DM's length and the mapping: a range past either is refused.
- * unmap() unmaps from the mapping's first page, never past its end (upstream
- * passes addr itself to munmap, which fails unless addr is page aligned).
- * Closing forgets the address (the mapping stays until unmap(), as
- * upstream); closing the DM closes this first.
- */
-struct dm_op_addr {
-	struct pv_obj obj;
-	char *addr;
-	uint64_t limit; /* bytes usable from addr */
-	uint64_t span;	/* bytes mapped from the page of addr */
-};
-
-static int dm_op_addr_destroy(struct pv_obj *o)
-{
-	((struct dm_op_addr *)o)->addr = NULL;
-	return 0;
-}
-
-static uint64_t page_size(void)
-{
-	return (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-static int dm_op_addr_init(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "dm", "op", NULL };
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	uint64_t length, page = page_size(), off;
-	PyObject *dmo;
-	uint8_t op = 0;
-	struct ibv_dm *dm;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:Mlx5DmOpAddr", kwlist,
-					 &dmo, pv_conv_u8, &op) ||
-	    devx_fresh(&self->obj, "Mlx5DmOpAddr"))
-		return -1;
-	dm = pv_dm_get(dmo, &length);
-	if (!dm)
-		return -1;
-	pv_obj_setup(&self->obj, dm_op_addr_destroy);
-	self->addr = mlx5dv_dm_map_op_addr(dm, op);
-	if (!self->addr) {
-		pv_raise_errno("mlx5dv_dm_map_op_addr",
-			       "Failed to get DM operation address");
-		return -1;
-	}
-	/* an imported DM's length is unknown: trust its first page only */
-	off = (uintptr_t)self->addr & (page - 1);
-	self->span = length ? (length + page - 1) / page * page : page;
-	self->limit = self->span > off ? self->span - off : 0;
-	if (length && length < self->limit)
-		self->limit = length;
-	if (pv_obj_link(&self->obj, PV_OBJ(dmo))) {
-		self->addr = NULL;
-		return -1;
-	}
-	pv_obj_opened(&self->obj);
-	return 0;
-}
-
-/* Check [0, length) against the usable range; 0 or -1. */
-static int dm_op_addr_range(struct dm_op_addr *self, uint64_t length)
-{
-	if (pv_check_open(&self->obj))
-		return -1;
-	if (length > self->limit) {
-		pv_raise_user("%llu bytes exceed the %llu bytes mapped at the "
-			      "DM operation address",
-			      (unsigned long long)length,
-			      (unsigned long long)self->limit);
-		return -1;
-	}
-	return 0;
-}
-
-static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "length", NULL };
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	uint64_t length, page = page_size(), off, len;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:unmap", kwlist,
-					 pv_conv_u64, &length) ||
-	    dm_op_addr_range(self, length))
-		return NULL;
-	off = (uintptr_t)self->addr & (page - 1);
-	len = (off + length + page - 1) / page * page;
-	if (len > self->span)
-		len = self->span;
-	if (munmap(self->addr - off, len))
-		return pv_raise_errno("munmap", "Failed to unmap the DM "
-						"operation address");
-	/* nothing is mapped at addr any more */
-	if (pv_close_own(&self->obj))
-		return NULL;
-	Py_RETURN_NONE;
-}
-
-static PyObject *dm_op_addr_write(PyObject *obj, PyObject *arg)
-{
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	Py_buffer view;
-	PyObject *ret = NULL;
-
-	if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE))
-		return NULL;
-	if (!dm_op_addr_range(self, (uint64_t)view.len)) {
-		memcpy(self->addr, view.buf, view.len);
-		ret = Py_NewRef(Py_None);
-	}
-	PyBuffer_Release(&view);
-	return ret;
-}
-
-static PyObject *dm_op_addr_read(PyObject *obj, PyObject *arg)
-{
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	uint64_t length;
-
-	if (!pv_conv_u64(arg, &length) || dm_op_addr_range(self, length))
-		return NULL;
-	return PyBytes_FromStringAndSize(self->addr, (Py_ssize_t)length);
-}
-
-static PyObject *dm_op_addr_get_addr(PyObject *obj, void *closure)
-{
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	return PyLong_FromVoidPtr(self->addr);
-}
-
-static PyMethodDef dm_op_addr_methods[] = {
-	{ "unmap", (PyCFunction)(void (*)(void))dm_op_addr_unmap,
-	  METH_VARARGS | METH_KEYWORDS,
-	  "unmap($self, /, length)\n--\n\n"
-	  "munmap the operation address's mapping (length bytes from addr); "
-	  "the object is closed after." },
-	{ "write", dm_op_addr_write, METH_O,
-	  "write($self, data, /)\n--\n\n"
-	  "Write data (bytes-like) at the operation address." },
-	{ "read", dm_op_addr_read, METH_O,
-	  "read($self, length, /)\n--\n\n"
-	  "Read length bytes at the operation address." },
-	{ NULL }
-};
-
-static PyGetSetDef dm_op_addr_getset[] = { { "addr", dm_op_addr_get_addr, NULL,
-					     "The operation address (an int).",
-					     NULL },
-					   { NULL } };
-
-PV_GC_TYPE_SPEC(dm_op_addr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
-		struct dm_op_addr,
-		"Mlx5DmOpAddr(dm, op=0)\n--\n\n"
-		"The address at which the device applies operation op to "
-		"the device memory dm (mlx5dv_dm_map_op_addr).",
-		{ Py_tp_init, dm_op_addr_init },
-		{ Py_tp_methods, dm_op_addr_methods },
-		{ Py_tp_getset, dm_op_addr_getset }, PV_CM_SLOTS, );
-
 int pv_mlx5_devx_init_types(PyObject *m)
 {
 	if (pv_add_type(m, &devx_obj_spec, pv.PyverbsCM, &devx_obj_type) ||
 	    pv_add_type(m, &umem_spec, pv.PyverbsCM, &umem_type) ||
 	    pv_add_type(m, &devx_eq_spec, pv.PyverbsCM, &devx_eq_type) ||
-	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM, &msi_vector_type) ||
-	    pv_add_type(m, &dm_op_addr_spec, pv.PyverbsCM, &dm_op_addr_type))
+	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM, &msi_vector_type))
 		return -1;
 	return 0;
 }

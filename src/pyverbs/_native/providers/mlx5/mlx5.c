@@ -60,14 +60,15 @@ int pv_mlx5_init_types(PyObject *m)
 
 	/* mlx5objs: DevX, WQE/CQE views, sched */
 	if (pv_mlx5_cmd_comp_init_types(m) || pv_mlx5_devx_init_types(m) ||
-	    pv_mlx5_devx_event_init_types(m) ||
+	    pv_mlx5_devx_event_init_types(m) || pv_mlx5_dm_op_init_types(m) ||
 	    pv_mlx5_dmabuf_mr_init_types(m) || pv_mlx5_wqe_init_types(m) ||
 	    pv_mlx5_sched_init_types(m))
 		return -1;
 
 	/* mlx5dr: mlx5dv_flow, dr_* */
-	if (pv_mlx5_flow_init_types(m) || pv_mlx5_dr_init_types(m) ||
-	    pv_mlx5_dr_action_init_types(m) || pv_mlx5_dr_meter_init_types(m))
+	if (pv_mlx5_flow_action_init_types(m) || pv_mlx5_flow_init_types(m) ||
+	    pv_mlx5_dr_init_types(m) || pv_mlx5_dr_action_init_types(m) ||
+	    pv_mlx5_dr_meter_init_types(m))
 		return -1;
 
 	return 0;

@@ -27,6 +27,16 @@ int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
 /* bytes(in) of a DevX/PP input (bytes or __bytes__; an int is refused with
  * TypeError); a new reference or NULL. */
 PyObject *pv_mlx5_mailbox_in(PyObject *in);
+/* The bytes of o: a bytes-like object or one with __bytes__ (an int,
+ * which bytes() takes as a length, is refused with TypeError naming what);
+ * a new reference or NULL. */
+PyObject *pv_mlx5_bytes(PyObject *o, const char *what);
+/* An 8-byte modify-header action (the device's format, as is) into *out;
+ * ValueError for another length.  0 or -1. */
+int pv_mlx5_action8(PyObject *o, uint64_t *out, const char *what);
+/* The 8-byte actions of the list actions (NULL: none) in a new PyMem
+ * array of *n entries (at least one allocated); NULL with an exception. */
+uint64_t *pv_mlx5_actions8(PyObject *actions, size_t *n);
 /* TypeError as Cython words it for a typed argument ("Argument 'arg' has
  * incorrect type (expected <expected>, got <type>)"); -1. */
 int pv_mlx5_arg_type_error(const char *arg, const char *expected,
@@ -120,6 +130,7 @@ int pv_mlx5_wqe_init_types(PyObject *m);	/* wqe.c */
 int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
 int pv_mlx5_cmd_comp_init_types(PyObject *m);	/* cmd_comp.c */
 int pv_mlx5_devx_event_init_types(PyObject *m); /* devx_event.c, after devx */
+int pv_mlx5_dm_op_init_types(PyObject *m);	/* dm_op.c */
 int pv_mlx5_dmabuf_mr_init_types(PyObject *m);	/* dmabuf_mr.c */
 /* cmd_comp.c: the channel of the open Mlx5DevxCmdComp o, which must belong
  * to the Context ctx; NULL with TypeError or PyverbsUserError. */
@@ -130,7 +141,13 @@ struct mlx5dv_devx_cmd_comp *pv_mlx5_cmd_comp_get(PyObject *o,
 void pv_mlx5_undo_create(struct pv_obj *o);
 
 /* mlx5dr */
-int pv_mlx5_flow_init_types(PyObject *m);      /* flow.c */
+int pv_mlx5_flow_init_types(PyObject *m);	 /* flow.c */
+int pv_mlx5_flow_action_init_types(PyObject *m); /* flow_action.c */
+/* flow_action.c: the ibv_flow_action of the open Mlx5PacketReformat- or
+ * Mlx5ModifyFlowAction o and its handle object in *handle (what a flow
+ * using it links to); NULL, with no exception, for anything else. */
+struct ibv_flow_action *pv_mlx5_flow_action_get(PyObject *o,
+						struct pv_obj **handle);
 int pv_mlx5_dr_init_types(PyObject *m);	       /* dr.c */
 int pv_mlx5_dr_action_init_types(PyObject *m); /* dr_action.c, after dr.c */
 /* The types of dr.c and dr_action.c that the other uses (in dr.c; flow.c
