@@ -116,6 +116,7 @@ struct devx_mbox_obj {
 	void *handle; /* struct mlx5dv_devx_obj / _devx_eq */
 	const struct devx_kind *kind;
 	PyObject *out_view; /* memoryview of the create output */
+	int imported;	    /* by import_obj(): released by unimport */
 };
 
 static void *devx_obj_create(struct ibv_context *ctx, const void *in,
@@ -167,6 +168,13 @@ static int mbox_destroy(struct pv_obj *o)
 
 	if (!self->handle)
 		return 0;
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+	if (self->imported) {
+		mlx5dv_devx_obj_unimport(self->handle); /* void */
+		self->handle = NULL;
+		return 0;
+	}
+#endif
 	rc = self->kind->destroy(self->handle); /* errno value */
 	if (rc) {
 		pv_raise_rc(rc, self->kind->destroy_fn, "%s",
@@ -202,6 +210,7 @@ static int mbox_init(struct devx_mbox_obj *self, PyObject *args, PyObject *kw,
 	}
 	pv_obj_setup(&self->obj, mbox_destroy);
 	self->kind = kind;
+	self->imported = 0;
 	self->handle = kind->create(ctx->ctx, PyBytes_AS_STRING(in),
 				    PyBytes_GET_SIZE(in),
 				    PyBytes_AS_STRING(out), outlen);
@@ -242,7 +251,8 @@ static PyObject *mbox_get_out_view(PyObject *obj, void *closure)
 
 	if (pv_check_open(&self->obj))
 		return NULL;
-	return Py_NewRef(self->out_view);
+	/* an imported object has none */
+	return Py_NewRef(self->out_view ? self->out_view : Py_None);
 }
 
 static int mbox_traverse(PyObject *obj, visitproc visit, void *arg)
@@ -374,7 +384,120 @@ struct mlx5dv_devx_obj *pv_mlx5_devx_obj_get(PyObject *obj)
 	return self->handle;
 }
 
+/* ---- export and import (rdma-core 63) ---- */
+
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+static int obj_export_fn(void *h, void *data)
+{
+	return mlx5dv_devx_obj_export(h, data);
+}
+
+static void *obj_import_fn(struct ibv_context *ctx, void *data)
+{
+	return mlx5dv_devx_obj_import(ctx, data);
+}
+
+static int umem_export_fn(void *h, void *data)
+{
+	return mlx5dv_devx_umem_export(h, data);
+}
+
+static void *umem_import_fn(struct ibv_context *ctx, void *data)
+{
+	return mlx5dv_devx_umem_import(ctx, data);
+}
+#else
+#define obj_export_fn NULL
+#define obj_import_fn NULL
+#define umem_export_fn NULL
+#define umem_import_fn NULL
+#endif
+
+static void obj_adopt(PyObject *o, void *h)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)o;
+
+	pv_obj_setup(&self->obj, mbox_destroy);
+	self->kind = &devx_obj_kind;
+	self->handle = h;
+	self->imported = 1;
+}
+
+static PyObject *obj_get_export_size(PyObject *unused, PyObject *noargs)
+{
+	return pv_mlx5_export_size(PV_MLX5_EXPORT_OBJ);
+}
+
+static PyObject *obj_export(PyObject *obj, PyObject *unused)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return pv_mlx5_export(PV_MLX5_EXPORT_OBJ, obj_export_fn, self->handle,
+			      "mlx5dv_devx_obj_export",
+			      "Failed to export DevX object");
+}
+
+static PyObject *obj_import(PyObject *unused, PyObject *args, PyObject *kw)
+{
+	const struct pv_mlx5_import imp = {
+		"OO:import_obj",
+		PV_MLX5_EXPORT_OBJ,
+		devx_obj_type,
+		obj_import_fn,
+		obj_adopt,
+		"mlx5dv_devx_obj_import",
+		"Failed to import DevX object",
+	};
+
+	return pv_mlx5_import(args, kw, &imp);
+}
+
+static PyObject *obj_unimport(PyObject *obj, PyObject *unused)
+{
+	return pv_unimport(PV_OBJ(obj),
+			   ((struct devx_mbox_obj *)obj)->imported);
+}
+
+/* destroy()/dereg(): close(), for what was made here; an imported object
+ * belongs to its exporter (upstream destroys it anyway). */
+static PyObject *devx_release(PyObject *obj, int imported, const char *how)
+{
+	if (imported)
+		return pv_raise_user("An imported %s is released with %s()",
+				     _PyType_Name(Py_TYPE(obj)), how);
+	if (pv_close_own(PV_OBJ(obj)))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *obj_destroy(PyObject *obj, PyObject *unused)
+{
+	return devx_release(obj, ((struct devx_mbox_obj *)obj)->imported,
+			    "unimport_obj");
+}
+
 static PyMethodDef devx_obj_methods[] = {
+	{ "get_export_size", obj_get_export_size, METH_NOARGS | METH_STATIC,
+	  "get_export_size()\n--\n\n"
+	  "The bytes of a DevX object's export (rdma-core 63)." },
+	{ "export", obj_export, METH_NOARGS,
+	  "export($self, /)\n--\n\n"
+	  "The object as bytes another process imports "
+	  "(mlx5dv_devx_obj_export)." },
+	{ "import_obj", (PyCFunction)(void (*)(void))obj_import,
+	  METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+	  "import_obj(context, data)\n--\n\n"
+	  "An Mlx5DevxObj on Context context from another process's "
+	  "export() (data: exactly get_export_size() bytes)." },
+	{ "unimport_obj", obj_unimport, METH_NOARGS,
+	  "unimport_obj($self, /)\n--\n\n"
+	  "Release an imported object without destroying it (close() does "
+	  "the same); refused for one created here." },
+	{ "destroy", obj_destroy, METH_NOARGS,
+	  "destroy($self, /)\n--\n\n"
+	  "Destroy the object (close()); refused for an imported one." },
 	{ "query", (PyCFunction)(void (*)(void))devx_obj_query,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "query($self, /, in_, outlen)\n--\n\n"
@@ -432,7 +555,8 @@ struct umem {
 	struct pv_obj obj;
 	struct mlx5dv_devx_umem *umem;
 	void *addr;
-	int own; /* addr was allocated here */
+	int own;      /* addr was allocated here */
+	int imported; /* by import_umem(): released by unimport, no addr */
 };
 
 static int umem_destroy(struct pv_obj *o)
@@ -440,6 +564,12 @@ static int umem_destroy(struct pv_obj *o)
 	struct umem *self = (struct umem *)o;
 	int rc;
 
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+	if (self->umem && self->imported) {
+		mlx5dv_devx_umem_unimport(self->umem); /* void */
+		self->umem = NULL;
+	}
+#endif
 	if (self->umem) {
 		rc = mlx5dv_devx_umem_dereg(self->umem); /* errno */
 		if (rc) {
@@ -483,6 +613,7 @@ static int umem_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_check_open(&ctx->obj))
 		return -1;
 	pv_obj_setup(&self->obj, umem_destroy);
+	self->imported = 0;
 	if (addro != Py_None) {
 		uint64_t a;
 
@@ -561,6 +692,82 @@ static PyObject *umem_get_addr(PyObject *obj, void *closure)
 	return PyLong_FromVoidPtr(self->addr);
 }
 
+static void umem_adopt(PyObject *o, void *h)
+{
+	struct umem *self = (struct umem *)o;
+
+	pv_obj_setup(&self->obj, umem_destroy);
+	self->umem = h;
+	self->addr = NULL;
+	self->own = 0;
+	self->imported = 1;
+}
+
+static PyObject *umem_get_export_size(PyObject *unused, PyObject *noargs)
+{
+	return pv_mlx5_export_size(PV_MLX5_EXPORT_UMEM);
+}
+
+static PyObject *umem_export(PyObject *obj, PyObject *unused)
+{
+	struct umem *self = (struct umem *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return pv_mlx5_export(PV_MLX5_EXPORT_UMEM, umem_export_fn, self->umem,
+			      "mlx5dv_devx_umem_export",
+			      "Failed to export UMEM");
+}
+
+static PyObject *umem_import(PyObject *unused, PyObject *args, PyObject *kw)
+{
+	const struct pv_mlx5_import imp = {
+		"OO:import_umem",
+		PV_MLX5_EXPORT_UMEM,
+		umem_type,
+		umem_import_fn,
+		umem_adopt,
+		"mlx5dv_devx_umem_import",
+		"Failed to import UMEM",
+	};
+
+	return pv_mlx5_import(args, kw, &imp);
+}
+
+static PyObject *umem_unimport(PyObject *obj, PyObject *unused)
+{
+	return pv_unimport(PV_OBJ(obj), ((struct umem *)obj)->imported);
+}
+
+static PyObject *umem_dereg(PyObject *obj, PyObject *unused)
+{
+	return devx_release(obj, ((struct umem *)obj)->imported,
+			    "unimport_umem");
+}
+
+static PyMethodDef umem_methods[] = {
+	{ "get_export_size", umem_get_export_size, METH_NOARGS | METH_STATIC,
+	  "get_export_size()\n--\n\n"
+	  "The bytes of a UMEM's export (rdma-core 63)." },
+	{ "export", umem_export, METH_NOARGS,
+	  "export($self, /)\n--\n\n"
+	  "The UMEM as bytes another process imports "
+	  "(mlx5dv_devx_umem_export)." },
+	{ "import_umem", (PyCFunction)(void (*)(void))umem_import,
+	  METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+	  "import_umem(context, data)\n--\n\n"
+	  "An Mlx5UMEM on Context context from another process's export() "
+	  "(data: exactly get_export_size() bytes); it has no umem_addr." },
+	{ "unimport_umem", umem_unimport, METH_NOARGS,
+	  "unimport_umem($self, /)\n--\n\n"
+	  "Release an imported UMEM without deregistering it (close() does "
+	  "the same); refused for one registered here." },
+	{ "dereg", umem_dereg, METH_NOARGS,
+	  "dereg($self, /)\n--\n\n"
+	  "Deregister the UMEM (close()); refused for an imported one." },
+	{ NULL }
+};
+
 static PyGetSetDef umem_getset[] = {
 	{ "umem_id", umem_get_id, NULL, "The UMEM's id.", NULL },
 	{ "umem_addr", umem_get_addr, NULL,
@@ -576,7 +783,7 @@ PV_GC_TYPE_SPEC(umem, "pyverbs.providers.mlx5.mlx5dv.Mlx5UMEM", struct umem,
 		"With addr=None pyverbs allocates size zeroed bytes "
 		"aligned to alignment; a raw addr stays the caller's.",
 		{ Py_tp_init, umem_init }, { Py_tp_getset, umem_getset },
-		PV_CM_SLOTS, );
+		{ Py_tp_methods, umem_methods }, PV_CM_SLOTS, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DevxEq                                                          */
@@ -699,14 +906,4 @@ int pv_mlx5_devx_init_types(PyObject *m)
 	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM, &msi_vector_type))
 		return -1;
 	return 0;
-}
-
-void pv_mlx5_undo_create(struct pv_obj *o)
-{
-	PyObject *et, *ev, *tb;
-
-	PyErr_Fetch(&et, &ev, &tb);
-	if (o->destroy(o))
-		PyErr_WriteUnraisable((PyObject *)o);
-	PyErr_Restore(et, ev, tb);
 }

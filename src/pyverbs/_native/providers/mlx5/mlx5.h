@@ -37,6 +37,31 @@ int pv_mlx5_action8(PyObject *o, uint64_t *out, const char *what);
 /* The 8-byte actions of the list actions (NULL: none) in a new PyMem
  * array of *n entries (at least one allocated); NULL with an exception. */
 uint64_t *pv_mlx5_actions8(PyObject *actions, size_t *n);
+/*
+ * Export and import of DevX objects, UMEMs and VARs (rdma-core 63): which
+ * export (PV_MLX5_EXPORT_*), the size libmlx5 reports for it as an int
+ * (the error naming rdma-core 63 where the build lacks the calls).
+ */
+enum { PV_MLX5_EXPORT_VAR, PV_MLX5_EXPORT_UMEM, PV_MLX5_EXPORT_OBJ };
+PyObject *pv_mlx5_export_size(int which);
+/* bytes of the export size filled by fn(handle, data), which returns an
+ * errno value (func, msg: the error's); fn NULL: the build lacks it. */
+PyObject *pv_mlx5_export(int which, int (*fn)(void *handle, void *data),
+			 void *handle, const char *func, const char *msg);
+/* A static import_*(context, data): data must be exactly the export size
+ * (libmlx5 reads all of it); import (NULL: the build lacks it) returns the
+ * handle or NULL with errno; adopt stores it in the new object of type
+ * (destroy set up, imported), which is then linked to the Context. */
+struct pv_mlx5_import {
+	const char *fmt; /* "OO:import_var" */
+	int which;
+	PyTypeObject *type;
+	void *(*import)(struct ibv_context *ctx, void *data);
+	void (*adopt)(PyObject *o, void *handle);
+	const char *func, *msg;
+};
+PyObject *pv_mlx5_import(PyObject *args, PyObject *kw,
+			 const struct pv_mlx5_import *imp);
 /* TypeError as Cython words it for a typed argument ("Argument 'arg' has
  * incorrect type (expected <expected>, got <type>)"); -1. */
 int pv_mlx5_arg_type_error(const char *arg, const char *expected,
@@ -136,7 +161,7 @@ int pv_mlx5_dmabuf_mr_init_types(PyObject *m);	/* dmabuf_mr.c */
  * to the Context ctx; NULL with TypeError or PyverbsUserError. */
 struct mlx5dv_devx_cmd_comp *pv_mlx5_cmd_comp_get(PyObject *o,
 						  struct pv_obj *ctx);
-/* devx.c: destroy what a failed constructor created (o->destroy), keeping
+/* args.c: destroy what a failed constructor created (o->destroy), keeping
  * the exception set; a failing destroy is reported as unraisable. */
 void pv_mlx5_undo_create(struct pv_obj *o);
 
