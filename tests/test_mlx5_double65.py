@@ -51,17 +51,18 @@ def run(double, dev, args, tmp_path, **kw):
                        env=env, **kw)
 
 
-def golden():
-    """The expected log for this build: the golden file of the newest
-    rdma-core release not above the build's (what the build lacks prints
-    an error instead of reaching the double)."""
+def golden_for(name):
+    """The expected output and log of scenario name for this build: the
+    golden file (NAME.golden-RELEASE: its stdout, '----', its log) of the
+    newest rdma-core release not above the build's (what the build lacks
+    prints an error instead of reaching the double)."""
     ver = doubles.rdma_core_version()
     found = sorted(int(f.rsplit('-', 1)[1]) for f in os.listdir(FAKES)
-                   if f.startswith('mlx5_scenario65.golden-'))
+                   if f.startswith(f'{name}.golden-'))
     use = [v for v in found if v <= ver]
     if not use:
-        pytest.skip(f'no golden log for rdma-core {ver}')
-    with open(os.path.join(FAKES, f'mlx5_scenario65.golden-{use[-1]}')) as f:
+        pytest.skip(f'no golden log of {name} for rdma-core {ver}')
+    with open(os.path.join(FAKES, f'{name}.golden-{use[-1]}')) as f:
         return f.read()
 
 
@@ -69,7 +70,7 @@ def test_scenario_as_expected(double, dev_name, tmp_path):
     r, log = run(double, dev_name, [SCENARIO, dev_name], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr + log
     assert 'FATAL' not in log
-    out, _, calls = golden().partition('----\n')
+    out, _, calls = golden_for('mlx5_scenario65').partition('----\n')
     assert r.stdout == out
     assert log == calls
 

@@ -299,7 +299,12 @@ def test_rxe_same_as_reference(dev_name, tmp_path):
         code = code.replace("sys.argv[2] if len(sys.argv) > 2 else 'table'",
                             repr(order))
         ours, theirs = ref_compare.run_both(code)
-        assert ours == theirs
+        # upstream fixed the sampler's message in rdma-core 65 (44 said
+        # DrActionTag's): ours is 65's
+        assert 'sampler PyverbsRDMAError 95 DrActionFlowSample creation ' \
+            'failed' in ours
+        assert [ln.replace('DrActionFlowSample creation',
+                           'DrActionTag creation') for ln in ours] == theirs
         assert 'done' in ours
         assert 'domain ok DrDomain' in ours
         assert 'table0 ok DrTable' in ours

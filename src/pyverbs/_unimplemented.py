@@ -78,7 +78,10 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
     'pyverbs.aio': ('get_cm_event',),
     'pyverbs.providers.efa.efadv': (
         'EfaAH', 'EfaCQ', 'EfaContext', 'EfaDVAHAttr', 'EfaDVCQInitAttr',
-        'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx'),
+        'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx',
+        # rdma-core 50 .. 65
+        'EfaDVMRAttr', 'EfaMR', 'EfaDVSQDepthAttr', 'EfaDVRQDepthAttr',
+        'EfaCompCntrInitAttr'),
     'pyverbs.providers.mlx5.mlx5dv': (
         'Mlx5CQ', 'Mlx5Context', 'Mlx5Cqe64', 'Mlx5DCIStreamInitAttr',
         'Mlx5DVCQInitAttr', 'Mlx5DVContext', 'Mlx5DVContextAttr',

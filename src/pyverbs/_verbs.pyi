@@ -494,6 +494,13 @@ class EfaAH(AH):
 class EfaCQ(CQEX):
     def __init__(self, ctx: Context, attr_ex: CqInitAttrEx, efa_init_attr: EfaDVCQInitAttr) -> None: ...
     def read_sgid(self) -> GID | None: ...
+    def is_unsolicited(self) -> bool: ...
+
+@disjoint_base
+class EfaCompCntrInitAttr(PyverbsObject):
+    def __init__(self, comp_ext_mem_ptr: int | None = None, err_ext_mem_ptr: int | None = None) -> None: ...
+    def set_comp_ext_mem_va(self, ptr: int, /) -> None: ...
+    def set_err_ext_mem_va(self, ptr: int, /) -> None: ...
 
 class EfaContext(Context):
     def __init__(self, name: str = '') -> None: ...
@@ -520,14 +527,46 @@ class EfaDVDeviceAttr(PyverbsObject):
     max_sq_sge: int
     max_rq_sge: int
     inline_buf_size: int
+    @property
+    def inline_buf_size_ex(self) -> int: ...
     device_caps: int
     max_rdma_size: int
+
+@disjoint_base
+class EfaDVMRAttr(PyverbsObject):
+    def __init__(self) -> None: ...
+    comp_mask: int
+    ic_id_validity: int
+    recv_ic_id: int
+    rdma_read_ic_id: int
+    rdma_recv_ic_id: int
+
+@disjoint_base
+class EfaDVRQDepthAttr(PyverbsObject):
+    def __init__(self) -> None: ...
+    comp_mask: int
+    max_recv_sge: int
+
+@disjoint_base
+class EfaDVSQDepthAttr(PyverbsObject):
+    def __init__(self) -> None: ...
+    comp_mask: int
+    flags: int
+    max_send_sge: int
+    max_rdma_sge: int
+    max_inline_data: int
+
+class EfaMR(MR):
+    def query(self) -> EfaDVMRAttr: ...
 
 @disjoint_base
 class EfaQPInitAttr(PyverbsObject):
     def __init__(self) -> None: ...
     comp_mask: int
     driver_qp_type: int
+    flags: int
+    sl: int
+    wr_flags: int
 
 @disjoint_base
 class Spec(PyverbsObject):
@@ -1461,6 +1500,7 @@ class SRDQP(QP):
 
 class SRDQPEx(QPEx):
     def __init__(self, ctx: Context, attr_ex: QPInitAttrEx, efa_init_attr: EfaQPInitAttr) -> None: ...
+    def wr_set_processing_hints(self, hints: int, /) -> None: ...
 
 @disjoint_base
 class SRQ(PyverbsCM):

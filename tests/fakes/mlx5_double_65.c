@@ -20,10 +20,17 @@
  * - The DR flow meter (PVFAKE_MLX5_DR set): an action record, logged with
  *   its attributes and its modifications; action_destroy (in the DR part)
  *   lets it go.
+ * - 47/55: query_device fills the DC read-atomic and out-of-order receive
+ *   caps when asked; 57: open_device logs the fds it is given.
+ * - 54: mlx5dv_reg_dmabuf_mr on a faked device registers a real rxe MR over
+ *   memory of the double's (the dma-buf is not read), logging every
+ *   argument; mlx5dv_get_data_direct_sysfs_path gives a fixed path, ENOSPC
+ *   for a buffer too short, as the kernel.
+ * - 62: a UAR of the double's exports /dev/null as its dma-buf.
+ * - 63: DevX objects, UMEMs and VARs of the double's export a record
+ *   naming them (a magic, the kind, the id), which import turns into a new
+ *   record; unimport retires it.  Exports of anything else go to libmlx5.
  */
-#ifndef PVFAKE_RDMA
-#define PVFAKE_RDMA 44
-#endif
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -397,3 +404,251 @@ static int fmeter_destroy(struct mlx5dv_dr_action *a)
 	plog("mlx5dv_dr_action_destroy meter#%d", m->id);
 	return 1;
 }
+
+/* ------------------------------------------------ context (47 .. 57) */
+
+static void open_device65(struct mlx5dv_context_attr *a)
+{
+#if PVFAKE_RDMA >= 57
+	if (a && (a->comp_mask & MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY))
+		plog(" fds=%s count=%u", a->fds ? "set" : "NULL",
+		     a->fds ? a->fds->count : 0);
+#else
+	(void)a;
+#endif
+}
+
+static void query_device65(struct mlx5dv_context *attr)
+{
+#if PVFAKE_RDMA >= 47
+	if (attr->comp_mask & MLX5DV_CONTEXT_MASK_MAX_DC_RD_ATOM) {
+		attr->max_dc_rd_atom = 16;
+		attr->max_dc_init_rd_atom = 8;
+	}
+#endif
+#if PVFAKE_RDMA >= 55
+	if (attr->comp_mask & MLX5DV_CONTEXT_MASK_OOO_RECV_WRS) {
+		attr->ooo_recv_wrs_caps.max_rc = 32;
+		attr->ooo_recv_wrs_caps.max_xrc = 16;
+		attr->ooo_recv_wrs_caps.max_dct = 8;
+		attr->ooo_recv_wrs_caps.max_ud = 4;
+		attr->ooo_recv_wrs_caps.max_uc = 2;
+	}
+#endif
+	(void)attr;
+}
+
+/* ------------------------------------------- dma-buf MR, data direct */
+
+#if PVFAKE_RDMA >= 54
+struct ibv_mr *mlx5dv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				    size_t length, uint64_t iova, int fd,
+				    int access, int mlx5_access)
+{
+	struct ibv_mr *mr;
+	void *mem;
+
+	if (!fake_dev(pd->context->device))
+		return REAL(mlx5dv_reg_dmabuf_mr, "MLX5_1.25")(
+			pd, offset, length, iova, fd, access, mlx5_access);
+	plog("mlx5dv_reg_dmabuf_mr offset=%llu length=%zu iova=0x%llx fd=%s "
+	     "access=0x%x mlx5_access=0x%x", (unsigned long long)offset,
+	     length, (unsigned long long)iova, fd >= 0 ? "valid" : "bad",
+	     access, mlx5_access);
+	if (!length || length > (1 << 20)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mem = calloc(1, length);	/* the MR's, for the life of the test */
+	if (!mem)
+		abort();
+	mr = ibv_reg_mr(pd, mem, length, access);
+	if (!mr)
+		plog(" -> errno %d", errno);
+	return mr;
+}
+
+#define PVFAKE_DD_PATH "/sys/devices/pci0000:00/0000:00:03.0"
+
+int mlx5dv_get_data_direct_sysfs_path(struct ibv_context *c, char *buf,
+				      size_t buf_len)
+{
+	if (!fake_ctx(c))
+		return REAL(mlx5dv_get_data_direct_sysfs_path, "MLX5_1.25")(
+			c, buf, buf_len);
+	plog("mlx5dv_get_data_direct_sysfs_path dev=%s buf_len=%zu",
+	     c->device->name, buf_len);
+	if (buf_len < sizeof(PVFAKE_DD_PATH))
+		return ENOSPC;
+	memcpy(buf, PVFAKE_DD_PATH, sizeof(PVFAKE_DD_PATH));
+	return 0;
+}
+#endif
+
+#if PVFAKE_RDMA >= 62
+int mlx5dv_devx_uar_export_dmabuf_fd(struct mlx5dv_devx_uar *u)
+{
+	int id;
+
+	for (id = 0; id < nfres; id++)
+		if (fress[id].obj == u)
+			break;
+	if (id == nfres)
+		return REAL(mlx5dv_devx_uar_export_dmabuf_fd, "MLX5_1.26")(u);
+	plog("mlx5dv_devx_uar_export_dmabuf_fd uar#%d", fress[id].id);
+	return open("/dev/null", O_RDWR | O_CLOEXEC);
+}
+#endif
+
+/* ---------------------------------------------- export / import (63) */
+
+#if PVFAKE_RDMA >= 63
+#define PVFAKE_EXPORT_MAGIC 0x50564658u	/* "PVFX" */
+
+struct fexport {
+	uint32_t magic;
+	int kind;		/* FX_DEVX, FX_UMEM, or -1 for a VAR */
+	int id;
+};
+
+static uint32_t export_size(int kind)
+{
+	struct mlx5dv_export_sizes s;
+
+	mlx5dv_get_export_sizes(&s);	/* the real library's sizes */
+	return kind == FX_DEVX ? s.devx_obj_attrs_size :
+	       kind == FX_UMEM ? s.devx_umem_attrs_size : s.var_attrs_size;
+}
+
+static void export_record(void *data, int kind, int id, const char *fn,
+			  const char *name)
+{
+	struct fexport e = { PVFAKE_EXPORT_MAGIC, kind, id };
+	uint32_t size = export_size(kind);
+
+	if (size < sizeof(e))
+		abort();
+	memset(data, 0, size);
+	memcpy(data, &e, sizeof(e));
+	plog("%s %s#%d size=%u", fn, name, id, size);
+}
+
+/* The record an export of the double's names, or NULL (not ours). */
+static const struct fexport *export_of(const void *data, int kind)
+{
+	const struct fexport *e = data;
+
+	return e->magic == PVFAKE_EXPORT_MAGIC && e->kind == kind ? e : NULL;
+}
+
+static void *fx_import(int kind, const char *fn, struct ibv_context *c,
+		       const struct fexport *e)
+{
+	struct fx *f = fx_new(kind);
+
+	plog("%s dev=%s from %s#%d -> %s#%d (imported)", fn, c->device->name,
+	     fx_names[kind], e->id, fx_names[kind], f->id);
+	if (kind == FX_UMEM)
+		f->pub.umem.umem_id = 0x700 + e->id;
+	return &f->pub;
+}
+
+int mlx5dv_devx_obj_export(struct mlx5dv_devx_obj *obj, void *data)
+{
+	if (!fx_find(obj))
+		return REAL(mlx5dv_devx_obj_export, "MLX5_1.27")(obj, data);
+	export_record(data, FX_DEVX,
+		      fx_live(obj, FX_DEVX, "mlx5dv_devx_obj_export")->id,
+		      "mlx5dv_devx_obj_export", "devx");
+	return 0;
+}
+
+struct mlx5dv_devx_obj *mlx5dv_devx_obj_import(struct ibv_context *c,
+					       void *data)
+{
+	const struct fexport *e = export_of(data, FX_DEVX);
+
+	if (!e)
+		return REAL(mlx5dv_devx_obj_import, "MLX5_1.27")(c, data);
+	return fx_import(FX_DEVX, "mlx5dv_devx_obj_import", c, e);
+}
+
+void mlx5dv_devx_obj_unimport(struct mlx5dv_devx_obj *obj)
+{
+	if (!fx_find(obj)) {
+		REAL(mlx5dv_devx_obj_unimport, "MLX5_1.27")(obj);
+		return;
+	}
+	fx_destroy(obj, FX_DEVX, "mlx5dv_devx_obj_unimport");
+}
+
+int mlx5dv_devx_umem_export(struct mlx5dv_devx_umem *umem, void *data)
+{
+	if (!fx_find(umem))
+		return REAL(mlx5dv_devx_umem_export, "MLX5_1.27")(umem, data);
+	export_record(data, FX_UMEM,
+		      fx_live(umem, FX_UMEM, "mlx5dv_devx_umem_export")->id,
+		      "mlx5dv_devx_umem_export", "umem");
+	return 0;
+}
+
+struct mlx5dv_devx_umem *mlx5dv_devx_umem_import(struct ibv_context *c,
+						 void *data)
+{
+	const struct fexport *e = export_of(data, FX_UMEM);
+
+	if (!e)
+		return REAL(mlx5dv_devx_umem_import, "MLX5_1.27")(c, data);
+	return fx_import(FX_UMEM, "mlx5dv_devx_umem_import", c, e);
+}
+
+void mlx5dv_devx_umem_unimport(struct mlx5dv_devx_umem *umem)
+{
+	if (!fx_find(umem)) {
+		REAL(mlx5dv_devx_umem_unimport, "MLX5_1.27")(umem);
+		return;
+	}
+	fx_destroy(umem, FX_UMEM, "mlx5dv_devx_umem_unimport");
+}
+
+int mlx5dv_var_export(struct mlx5dv_var *v, void *data)
+{
+	for (int i = 0; i < nfres; i++)
+		if (fress[i].obj == v) {
+			export_record(data, -1, fress[i].id,
+				      "mlx5dv_var_export", "var");
+			return 0;
+		}
+	return REAL(mlx5dv_var_export, "MLX5_1.27")(v, data);
+}
+
+struct mlx5dv_var *mlx5dv_var_import(struct ibv_context *c, void *data)
+{
+	const struct fexport *e = export_of(data, -1);
+	struct mlx5dv_var *v;
+
+	if (!e)
+		return REAL(mlx5dv_var_import, "MLX5_1.27")(c, data);
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		abort();
+	v->page_id = 17;
+	v->length = 4096;
+	v->mmap_off = 0x30000;
+	plog("mlx5dv_var_import dev=%s from var#%d -> var#%d (imported)",
+	     c->device->name, e->id, fres_add(v));
+	return v;
+}
+
+void mlx5dv_var_unimport(struct mlx5dv_var *v)
+{
+	int id = fres_take(v);
+
+	if (!id) {
+		REAL(mlx5dv_var_unimport, "MLX5_1.27")(v);
+		return;
+	}
+	plog("mlx5dv_var_unimport var#%d", id);
+	free(v);
+}
+#endif
