@@ -154,14 +154,15 @@ def _qp_attr(qpt=e.IBV_QPT_RC):
     return QPInitAttr(qp_type=qpt, cap=QPCap(max_send_wr=4, max_recv_wr=4))
 
 
-def _sync_pair(server_ip, client_ip, port):
+def _sync_pair(server_ip, client_ip, port, addrinfo=AddrInfo):
     """Sync RC: server (get_request) and client (create_ep) as two threads;
-    payloads checked both ways."""
+    payloads checked both ways.  addrinfo(**kw) makes each side's
+    AddrInfo (default: AddrInfo(**kw))."""
     ready = threading.Event()
     res = {}
 
     def server():
-        ai = AddrInfo(src=server_ip, src_service=port,
+        ai = addrinfo(src=server_ip, src_service=port,
                       port_space=ce.RDMA_PS_TCP, flags=ce.RAI_PASSIVE)
         lid = CMID(creator=ai, qp_init_attr=_qp_attr())
         lid.listen()
@@ -180,7 +181,7 @@ def _sync_pair(server_ip, client_ip, port):
 
     def client():
         assert ready.wait(20)
-        ai = AddrInfo(src=client_ip, dst=server_ip, dst_service=port,
+        ai = addrinfo(src=client_ip, dst=server_ip, dst_service=port,
                       port_space=ce.RDMA_PS_TCP)
         cid = CMID(creator=ai, qp_init_attr=_qp_attr())
         assert isinstance(cid.context, Context) and isinstance(cid.pd, PD)

@@ -116,6 +116,7 @@ class TestUnopenedContext:
         lambda c: c.query_gid_table(4),
         lambda c: c.query_pkey(1, 0),
         lambda c: c.get_pkey_index(1, 0xffff),
+        lambda c: c.query_port_speed(1),
         lambda c: c.query_rt_values_ex(),
         lambda c: c.get_async_event(),
         lambda c: c.fileno(),
@@ -393,6 +394,15 @@ class TestAttributeObjects:
         caps.xrc_odp_caps = e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_READ
         assert str(caps).endswith('XRC ODP caps: \n  IBV_ODP_SUPPORT_SEND\n'
                                   '  IBV_ODP_SUPPORT_READ\n  \n')
+        # the bits of rdma-core 58 (kernel 6.15's rxe has them), printed
+        # in every build, after the others as upstream 65 does
+        caps.xrc_odp_caps = (e.IBV_ODP_SUPPORT_ATOMIC_WRITE |
+                             e.IBV_ODP_SUPPORT_FLUSH |
+                             e.IBV_ODP_SUPPORT_SRQ_RECV)
+        assert str(caps).endswith('XRC ODP caps: \n'
+                                  '  IBV_ODP_SUPPORT_SRQ_RECV\n'
+                                  '  IBV_ODP_SUPPORT_FLUSH\n'
+                                  '  IBV_ODP_SUPPORT_ATOMIC_WRITE\n  \n')
 
     def test_port_attr_default(self):
         text = str(d.PortAttr())
@@ -900,3 +910,29 @@ def test_matches_reference(dev_names):
     assert ours.returncode == 0, ours.stderr
     assert '=== ' + dev_names[0] in ours.stdout
     assert ours.stdout.splitlines() == ref.stdout.splitlines()
+
+
+def test_query_port_speed(ctx, port):
+    """Context.query_port_speed (rdma-core 62): a build that has
+    ibv_query_port_speed calls it (rxe has no such op: libibverbs answers
+    EOPNOTSUPP); an older build says which rdma-core brings it."""
+    from test_link import _imports
+    built = 'ibv_query_port_speed' in _imports()
+    try:
+        speed = ctx.query_port_speed(port)
+    except PyverbsRDMAError as ex:
+        assert ex.error_code == errno.EOPNOTSUPP
+        if built:
+            assert ex.func == 'ibv_query_port_speed'
+            assert f'Failed to query port speed for port {port}' in str(ex)
+        else:
+            assert 'ibv_query_port_speed needs rdma-core 62 or later' \
+                in str(ex)
+    else:
+        assert built and isinstance(speed, int) and speed > 0
+    for bad, exc in ((-1, OverflowError), (2**32, OverflowError),
+                     ('1', TypeError), (None, TypeError)):
+        with pytest.raises(exc):
+            ctx.query_port_speed(bad)
+    with pytest.raises(TypeError):
+        ctx.query_port_speed()

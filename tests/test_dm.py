@@ -9,6 +9,7 @@ device memory skip on such a device, saying so, and run on one that has it
 (mlx5).
 """
 import errno
+import gc
 
 import pytest
 
@@ -78,7 +79,8 @@ def test_unopened_dm_is_safe():
     dm = DM.__new__(DM)
     assert dm.closed
     for call in (lambda: dm.handle, lambda: dm.copy_to_dm(0, b'abcd', 4),
-                 lambda: dm.copy_from_dm(0, 4), dm.unimport):
+                 lambda: dm.copy_from_dm(0, 4), dm.unimport,
+                 dm.export_dmabuf_fd):
         with pytest.raises(PyverbsUserError, match='closed'):
             call()
     dm.close()
@@ -138,6 +140,35 @@ def test_fd_arr():
     assert isinstance(f, d.PyverbsObject)
 
 
+def test_fd_arr_defaults_close_str():
+    """Upstream 57's FdArr(arr=[], count=0), close() and printed form
+    (upstream's own __str__ raises TypeError, and its close() frees the
+    array a second time when the object dies)."""
+    import inspect
+    assert str(inspect.signature(FdArr)) == '(arr=[], count=0)'
+    f = FdArr()
+    assert (f.arr, f.count) == ([], 0)
+    assert FdArr([5, 6]).count == 0
+    f = FdArr([3, 4, 5], 2)
+    assert str(f) == ('Number of fd in arr : 2                   \n'
+                      'FDs in arr          : [3, 4]              \n')
+    long = FdArr(list(range(100, 130)), 30)
+    assert str(long).endswith(f': {list(range(100, 130))}\n')
+    f.close()
+    assert (f.arr, f.count) == ([], 0)
+    assert str(f) == ('Number of fd in arr : 0                   \n'
+                      'FDs in arr          : []                  \n')
+    f.close()                                # again: nothing
+    f.arr = [9]                              # usable again, as a new one
+    f.count = 1
+    assert (f.arr, f.count, repr(f)) == ([9], 1, 'FdArr([9], 1)')
+    del f
+    gc.collect()
+    raw = FdArr.__new__(FdArr)
+    raw.close()
+    assert str(raw).startswith('Number of fd in arr : 0')
+
+
 def test_fd_arr_bad():
     with pytest.raises(PyverbsUserError, match='exceeds'):
         FdArr([1], 2)
@@ -146,6 +177,10 @@ def test_fd_arr_bad():
             FdArr(arr, 0)
     with pytest.raises(OverflowError):
         FdArr([], -1)
+    with pytest.raises(TypeError):
+        FdArr([], 0, 1)
+    with pytest.raises(TypeError):
+        FdArr([]).close(1)
     f = FdArr([1, 2], 2)
     with pytest.raises(PyverbsUserError, match='exceeds'):
         f.arr = [1]                          # count 2 would not fit

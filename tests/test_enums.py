@@ -224,17 +224,132 @@ def test_named_and_anonymous_enums_are_kept_apart():
     (efa_e, 'EFADV_QP_DRIVER_TYPE_SRD', 0),
     (efa_e, 'EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID', 4),
     (efa_e, 'EFADV_WC_EX_WITH_SGID', 1),
+    # newer than 44: in every build (see also the NEWER rows below)
+    (e, 'IBV_WR_FLUSH', 14),
+    (le, '_IBV_DEVICE_CC_DMA_BOUNCE', 1 << 41),
+    (e, 'IBV_EVENT_DEVICE_SPEED_CHANGE', 20),
+    (ce, 'RAI_DNS', 0x20),
+    (dve, 'MLX5DV_FLOW_TABLE_TYPE_RDMA_TRANSPORT_TX_', 6),
+    (efa_e, 'EFADV_DEVICE_ATTR_CAPS_COMP_CNTR', 64),
 ])
 def test_values(mod, name, value):
     got = getattr(mod, name)
     assert got == value and int(got) == value
 
 
-def test_nothing_newer_than_the_table():
-    # rdma-core 45+ enumerators: only through meson's feature probes
-    for name in ('IBV_WR_FLUSH', 'IBV_ACCESS_FLUSH_GLOBAL',
-                 'IBV_WC_FLUSH', 'IBV_QP_EX_WITH_FLUSH'):
-        assert not hasattr(e, name)
+_GROUP_MODULES = {'VERBS': (e, le), 'RDMA_CM': (ce, lce), 'MLX5DV': (dve,),
+                  'EFADV': (efa_e,)}
+
+
+@pytest.mark.parametrize('row', gen.NEWER, ids=lambda r: r[2])
+def test_names_newer_than_44_have_their_fixed_value(row):
+    """Every build has upstream 65's newer names, with the ABI value."""
+    group, cname, name, _, value, release = row
+    assert 44 <= release <= 65
+    for mod in _GROUP_MODULES[group]:
+        got = getattr(mod, name)
+        assert got == value and int(got) == value, (mod.__name__, name)
+        if cname is None:
+            assert type(got) is int
+        else:
+            cls = getattr(mod, cname)
+            assert type(got) is cls and cls[name] is got
+
+
+def test_newer_enum_classes():
+    assert list(le.ibv_placement_type) == [
+        le.ibv_placement_type.IBV_FLUSH_GLOBAL,
+        le.ibv_placement_type.IBV_FLUSH_PERSISTENT]
+    assert le.ibv_selectivity_level.IBV_FLUSH_RANGE == 0
+    assert le.ibv_tph_mem_type(1) is le.ibv_tph_mem_type.IBV_TPH_MEM_TYPE_PM
+    assert set(le.ibv_mr_init_attr_mask.__members__) == {
+        'IBV_REG_MR_MASK_' + n for n in
+        ('IOVA', 'ADDR', 'FD', 'FD_OFFSET', 'DMAH', 'BUF')}
+    assert len(le.ibv_qp_attach_comp_cntr_op) == 6
+    caps = le.ibv_query_qp_data_in_order_caps
+    both = caps.IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG | \
+        caps.IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES
+    assert both == 3 and isinstance(both, caps)
+    assert le.IBV_ACCESS_FLUSH_GLOBAL in le.ibv_access_flags
+    assert (le.ibv_access_flags.IBV_ACCESS_FLUSH_GLOBAL |
+            le.ibv_access_flags.IBV_ACCESS_FLUSH_PERSISTENT) == 0x300
+    assert dve.mlx5dv_devx_create_event_channel_flags \
+        .MLX5DV_DEVX_CREATE_EVENT_CHANNEL_FLAGS_OMIT_EV_DATA == 1
+    assert dve.mlx5dv_context_attr_comp_mask(1).name == \
+        'MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY'
+    assert lce.rdma_cm_event_type(16).name == \
+        'RDMA_CM_EVENT_ADDRINFO_RESOLVED'
+
+
+@pytest.mark.parametrize('cls, kind', [
+    (le.ibv_placement_type, enum.IntEnum),
+    (le.ibv_selectivity_level, enum.IntEnum),
+    (le.ibv_tph_mem_type, enum.IntEnum),
+    (le.ibv_dmah_init_attr_mask, enum.IntFlag),
+    (le.ibv_mr_init_attr_mask, enum.IntFlag),
+    (le.ibv_qp_attach_comp_cntr_op, enum.IntFlag),
+    (le.ibv_query_qp_data_in_order_flags, enum.IntFlag),
+    (le.ibv_query_qp_data_in_order_caps, enum.IntFlag),
+    (dve.mlx5dv_context_attr_comp_mask, enum.IntFlag),
+    (dve.mlx5dv_devx_create_event_channel_flags, enum.IntFlag),
+])
+def test_newer_classes_follow_the_kind_rule(cls, kind):
+    assert issubclass(cls, kind)
+
+
+def test_newer_list_is_the_table():
+    """enums_newer.txt (meson's probes) names each PV_NEWER row's C name
+    once, with its group's header."""
+    with open(os.path.join(os.path.dirname(TABLE), gen.NEWER_LIST)) as f:
+        listed = [ln.split() for ln in f if ln.strip() and ln[0] != '#']
+    with open(TABLE) as f:
+        rows = re.findall(r'^\tPV_NEWER\((\w+), (\w+), (\w+), (\d+)\)',
+                          f.read(), re.M)
+    assert sorted(c for _, c in listed) == sorted(c for _, c, _, _ in rows)
+    assert len({c for _, c in listed}) == len(listed) == len(gen.NEWER)
+    assert {h for h, _ in listed} == {
+        'infiniband/verbs.h', 'rdma/rdma_cma.h', 'infiniband/mlx5dv.h',
+        'infiniband/efadv.h'}
+
+
+def _compile_enums_c(tmp_path, prologue, have):
+    """Compile enums.c (syntax only) with HAVE_IBV_WR_FLUSH forced to have
+    and prologue appended to <infiniband/verbs.h>; (returncode, stderr)."""
+    so = os.path.realpath(_verbs.__file__)
+    config = os.path.join(os.path.dirname(so), 'pv_config.h')
+    if not os.path.exists(config) or shutil.which('cc') is None:
+        pytest.skip('needs the meson build directory (pv_config.h) and cc')
+    import sysconfig
+    (tmp_path / 'infiniband').mkdir(parents=True)
+    (tmp_path / 'infiniband' / 'verbs.h').write_text(
+        '#include_next <infiniband/verbs.h>\n' + prologue)
+    (tmp_path / 'pv_config.h').write_text(
+        f'#include "{config}"\n#undef HAVE_IBV_WR_FLUSH\n'
+        f'#define HAVE_IBV_WR_FLUSH {have}\n')
+    src = os.path.join(ROOT, 'src', 'pyverbs', '_native', 'enums.c')
+    inc = [f'-I{d}' for d in (tmp_path, os.path.dirname(src),
+                              sysconfig.get_paths()['include'],
+                              gen.default_include_dir())]
+    out = subprocess.run(['cc', '-std=gnu11', '-fsyntax-only', *inc, src],
+                         capture_output=True, text=True)
+    return out.returncode, out.stderr
+
+
+def test_a_newer_name_is_checked_against_the_header(tmp_path):
+    """Where the header has a newer name (HAVE_<name> 1), a value other
+    than the recorded one stops the build; the recorded one passes."""
+    flush = [r for r in gen.NEWER if r[2] == 'IBV_WR_FLUSH'][0]
+    rc, err = _compile_enums_c(
+        tmp_path / 'ok', f'#define IBV_WR_FLUSH {flush[4]}\n', 1)
+    assert rc == 0, err
+    rc, err = _compile_enums_c(
+        tmp_path / 'bad', f'#define IBV_WR_FLUSH {flush[4] + 1}\n', 1)
+    assert rc != 0
+    assert 'IBV_WR_FLUSH of the header differs from the value recorded ' \
+        '(rdma-core 45)' in err
+    # without the name in the header it is not looked at
+    rc, err = _compile_enums_c(tmp_path / 'none', '', 0)
+    assert rc == 0, err
 
 
 # ----------------------------------------------------------- access styles

@@ -239,7 +239,8 @@ def _live_cm_objects():
     ep = CMID(creator=dst, qp_init_attr=QPInitAttr(
         qp_type=e.IBV_QPT_RC, cap=QPCap(max_send_wr=2, max_recv_wr=2)))
     return [ch, bound, resolved, ev, ep, dst, ConnParam(data_len=8),
-            UDParam(ev), JoinMCAttrEx(AddrInfo(src='239.1.1.9'))]
+            UDParam(ev), JoinMCAttrEx(AddrInfo(src='239.1.1.9')),
+            AddrInfo()]                       # empty: refused as an argument
 
 
 # objects that live outside the test's Context (closed by the test itself)

@@ -399,3 +399,37 @@ def test_optional_libraries_missing_are_named():
     # aio.get_cm_event; 98 provider names
     assert count['librdmacm'] == 9
     assert count['libmlx5'] + count['libefa'] >= 90
+
+
+# ------------------------------------------------- modules new in upstream 65
+
+@pytest.mark.parametrize('modname', [
+    'pyverbs.libibverbs', 'pyverbs.librdmacm',
+    'pyverbs.providers.mlx5.libmlx5', 'pyverbs.providers.efa.libefa'])
+def test_upstream_empty_modules_import(modname):
+    """Upstream has these (empty) beside its Cython declarations from
+    rdma-core 50 on; they import in every build and hold no public name."""
+    mod = importlib.import_module(modname)
+    assert mod.__doc__
+    assert not [n for n in vars(mod) if not n.startswith('__')]
+
+
+def test_version_module_and_attribute():
+    """pyverbs.__version__ is the version string, re-exported from the
+    pyverbs.__version__ submodule as upstream 65 does; it is the package's
+    own version, the one pyproject.toml and meson.build give."""
+    import re
+    import pyverbs
+    vmod = sys.modules['pyverbs.__version__']
+    assert vmod.__version__ == pyverbs.__version__
+    assert isinstance(pyverbs.__version__, str)
+    ns = {}
+    exec('from pyverbs.__version__ import __version__ as v', ns)
+    assert ns['v'] == pyverbs.__version__
+    root = os.path.dirname(HERE)
+    with open(os.path.join(root, 'pyproject.toml')) as f:
+        assert re.search(r'^version = "([^"]+)"', f.read(),
+                         re.M).group(1) == pyverbs.__version__
+    with open(os.path.join(root, 'meson.build')) as f:
+        assert re.search(r"^\s*version: '([^']+)'", f.read(),
+                         re.M).group(1) == pyverbs.__version__

@@ -26,7 +26,7 @@ import pytest
 import pyverbs.cm_enums as ce
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GlobalRoute
-from pyverbs.cmid import CMEvent, CMID, ConnParam
+from pyverbs.cmid import AddrInfo, CMEvent, CMID, ConnParam, JoinMCAttrEx
 from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx
 from pyverbs.device import Context, get_device_list
 from pyverbs.mr import MR, MW
@@ -150,13 +150,48 @@ def _closed_use():
     c.close()
 
 
+def _empty_addrinfo():
+    ai = AddrInfo()                 # empty, refused where it is read
+    raises(PyverbsUserError, CMID, creator=ai)
+    raises(PyverbsUserError, JoinMCAttrEx, ai)
+    raises(PyverbsUserError, CMID().bind_addr, ai)
+    raises(TypeError, ai.get_addrinfo, src=1.5)
+    raises(ValueError, ai.get_addrinfo, dst_service='1\0')
+    ai.close()
+
+
 def _no_such_device():
     get_device_list()
     raises(PyverbsError, Context, name='no-such-device')
 
 
+def _mr_ex_and_counters():
+    """The attribute classes of MREx/DMAHandle/Buf and of the completion
+    counters, their bad arguments and their unopened objects."""
+    from pyverbs.comp_cntr import CompCntr, CompCntrInitAttr
+    from pyverbs.device import CompCntrCaps
+    from pyverbs.mr import Buf, BufMR, DmaHandleInitAttr, MREx
+    from pyverbs.qp import QPAttachCompCntrAttr
+    str(DmaHandleInitAttr(comp_mask=7, cpu_id=1, ph=2, tph_mem_type=1))
+    CompCntrInitAttr(1, 1, 0)
+    QPAttachCompCntrAttr(op_mask=3)
+    CompCntrCaps()
+    raises(OverflowError, DmaHandleInitAttr, ph=256)
+    raises(TypeError, CompCntrInitAttr, flags='x')
+    raises(TypeError, MREx, None, 64)
+    raises(TypeError, MREx, PD.__new__(PD), 64, dmah=1)
+    raises(OverflowError, MREx, PD.__new__(PD), 64, iova=-1)
+    raises(TypeError, BufMR, PD.__new__(PD), 1)
+    raises(PyverbsError, MREx, PD.__new__(PD), 64)
+    raises(PyverbsUserError, Buf.__new__(Buf).export_dmabuf_fd)
+    raises(PyverbsUserError, CompCntr.__new__(CompCntr).read)
+    raises(PyverbsUserError, CompCntr, Context.__new__(Context),
+           CompCntrInitAttr())
+
+
 @pytest.mark.parametrize('fn', [_attrs, _bad_arguments, _closed_use,
-                                _no_such_device],
+                                _empty_addrinfo, _no_such_device,
+                                _mr_ex_and_counters],
                          ids=lambda f: f.__name__.strip('_'))
 def test_host_cycles(fn):
     assert_flat(fn, HOST_CYCLES)
@@ -331,6 +366,22 @@ def test_cm_cycles(dev_names, cm_warm, flat_device):
 
 
 @pytest.mark.device
+def test_addrinfo_refill_cycles(dev_names, cm_warm, flat_device):
+    """get_addrinfo() frees the list it replaces, a failed one keeps it;
+    AddrInfo(...) filled at once frees its list at close."""
+    ai = AddrInfo()
+
+    def cycle():
+        ai.get_addrinfo(src='192.0.2.1', dst='192.0.2.1',
+                        dst_service='18630')
+        raises(PyverbsError, ai.get_addrinfo, dst='abc',
+               flags=ce.RAI_NUMERICHOST)
+        AddrInfo(src='192.0.2.1', flags=ce.RAI_PASSIVE).close()
+    assert_flat(cycle, DEVICE_CYCLES['cm'])
+    assert ai.dst_addr == '192.0.2.1:18630'
+
+
+@pytest.mark.device
 def test_cmid_closed_while_joined(dev_names, cm_warm, flat_device):
     """A UD CMID closed while still in a multicast group: close() leaves
     the group first (the kernel will not destroy an attached QP, and
@@ -357,3 +408,39 @@ def test_cmid_closed_while_joined(dev_names, cm_warm, flat_device):
             cid.close()             # joined: close leaves first
             assert cid.closed
     assert_flat(cycle, 300)
+
+
+@pytest.mark.device
+def test_mr_ex_and_buf_cycles(ctx, pd, flat_device):
+    """MREx (allocated, over a bytearray) and Buf/BufMR made, used and
+    closed (where the build has them), and what rxe or the build refuses:
+    DMAHandle, completion counters, ranges outside a Buf, bad access."""
+    from pyverbs import _verbs
+    from pyverbs.comp_cntr import CompCntr, CompCntrInitAttr
+    from pyverbs.mr import Buf, BufMR, DMAHandle, DmaHandleInitAttr, MREx
+    have_ex, have_buf = _verbs._HAVE_REG_MR_EX, _verbs._HAVE_BUF
+    target = bytearray(4096)
+
+    def cycle():
+        raises(PyverbsError, DMAHandle, ctx, DmaHandleInitAttr(comp_mask=7))
+        raises(PyverbsError, CompCntr, ctx, CompCntrInitAttr())
+        raises(PyverbsError, ctx.query_comp_cntr_caps)
+        if not have_ex:
+            raises(PyverbsError, MREx, pd, 4096, ACCESS)
+            return
+        with MREx(pd, 4096, ACCESS) as mr:
+            mr.write(b'x' * 64, 64)
+            mr.read(64, 0)
+        MREx(pd, 0, ACCESS, address=target).close()
+        MREx(pd, 4096, ACCESS, iova=0x1000).close()
+        raises(PyverbsError, MREx, pd, 4096, e.IBV_ACCESS_REMOTE_WRITE)
+        if not have_buf:
+            raises(PyverbsError, Buf, pd, 4096)
+            return
+        b = Buf(pd, 8192)
+        BufMR(pd, b, 4096, ACCESS, offset=4096).write(b'y', 1)
+        MREx(pd, 4096, ACCESS, buf=b)
+        raises(PyverbsError, BufMR, pd, b, 8192, ACCESS, offset=1)
+        raises(PyverbsError, b.export_dmabuf_fd)
+        b.close()                   # closes its two MRs
+    assert_flat(cycle, DEVICE_CYCLES['light'])

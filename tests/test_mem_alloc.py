@@ -2,6 +2,7 @@
 """pyverbs.mem_alloc: raw memory by address, without crashes on bad
 addresses.  (Not in test_fuzz's module list: its generic bad values would
 make posix_memalign() zero gigabytes.)"""
+import errno
 import mmap as pymmap
 
 import pytest
@@ -14,7 +15,7 @@ PAGE = pymmap.PAGESIZE
 
 def test_functions_look_like_upstream():
     for name in ('malloc', 'posix_memalign', 'free', 'mmap', 'munmap',
-                 'read', 'write', 'read32', 'read64', 'writebe32',
+                 'madvise', 'read', 'write', 'read32', 'read64', 'writebe32',
                  'writebe64'):
         fn = getattr(mem, name)
         assert fn.__module__ == 'pyverbs.mem_alloc'
@@ -180,3 +181,100 @@ def test_dma_util():
     mem.munmap(ro, PAGE)
     from pyverbs._unimplemented import placeholders
     assert placeholders().get('pyverbs.dma_util', ()) == ()
+
+
+# ------------------------------------------------------------- madvise
+
+def test_madvise_signature_and_constants():
+    import inspect
+    import mmap as m
+    sig = inspect.signature(mem.madvise)
+    assert list(sig.parameters) == ['addr', 'length', 'flags']
+    assert sig.parameters['flags'].default == m.MADV_DONTNEED == \
+        mem.MADV_DONTNEED_
+    assert (mem.MADV_NORMAL_, mem.MADV_RANDOM_, mem.MADV_SEQUENTIAL_,
+            mem.MADV_WILLNEED_) == (m.MADV_NORMAL, m.MADV_RANDOM,
+                                    m.MADV_SEQUENTIAL, m.MADV_WILLNEED)
+
+
+def test_madvise_dontneed_empties_mapped_pages():
+    """The real madvise(2): MADV_DONTNEED (the default) on private
+    anonymous pages gives zero pages back on the next touch; the advice
+    that keeps the contents keeps them."""
+    a = mem.mmap(length=3 * PAGE)
+    try:
+        for i in range(3):
+            mem.write(a, b'\xab' * 8, 8, i * PAGE)
+        mem.madvise(a + PAGE, PAGE, mem.MADV_WILLNEED_)
+        assert mem.read(a + PAGE, 8) == b'\xab' * 8
+        mem.madvise(a + PAGE, PAGE)                 # page 1 only
+        assert mem.read(a, 8) == b'\xab' * 8
+        assert mem.read(a + PAGE, 8) == bytes(8)
+        assert mem.read(a + 2 * PAGE, 8) == b'\xab' * 8
+        mem.madvise(a, 3 * PAGE, flags=mem.MADV_DONTNEED_)
+        assert mem.read(a + 2 * PAGE, 8) == bytes(8)
+        # a length that ends inside the mapping's last page is its page
+        mem.madvise(a + 2 * PAGE, 100)
+        mem.madvise(a, 0)                           # nothing: no error
+    finally:
+        mem.munmap(a, 3 * PAGE)
+
+
+def test_madvise_whole_heap_pages_only():
+    p = mem.posix_memalign(2 * PAGE, PAGE)
+    try:
+        mem.write(p, b'x' * 4, 4)
+        mem.madvise(p, 2 * PAGE, mem.MADV_NORMAL_)
+        mem.madvise(p, PAGE)
+        assert mem.read(p, 4) == bytes(4)
+        # a page the block shares with the heap beyond it: refused
+        with pytest.raises(PyverbsUserError, match='not all in memory'):
+            mem.madvise(p + PAGE, PAGE + 1)
+    finally:
+        mem.free(p)
+    small = mem.posix_memalign(100, PAGE)
+    try:
+        with pytest.raises(PyverbsUserError, match='madvise'):
+            mem.madvise(small, 100)
+    finally:
+        mem.free(small)
+
+
+def test_madvise_refuses_memory_pyverbs_did_not_allocate():
+    """MADV_DONTNEED anywhere else could empty the interpreter's heap:
+    only pyverbs's own memory is taken, whatever the advice."""
+    import ctypes
+    buf = ctypes.create_string_buffer(b'keep', 3 * PAGE)
+    inside = (ctypes.addressof(buf) + PAGE - 1) & ~(PAGE - 1)
+    for advice in (mem.MADV_DONTNEED_, mem.MADV_NORMAL_):
+        with pytest.raises(PyverbsUserError, match='pyverbs allocated'):
+            mem.madvise(inside, PAGE, advice)
+    assert buf.value == b'keep'
+    a = mem.mmap(length=PAGE)
+    mem.munmap(a, PAGE)
+    with pytest.raises(PyverbsUserError):          # unmapped already
+        mem.madvise(a, PAGE)
+    for addr, length in ((2 ** 64 - PAGE, 2 * PAGE), (0, 2 ** 64 - 1)):
+        with pytest.raises(PyverbsUserError):
+            mem.madvise(addr, length)
+
+
+def test_madvise_errors():
+    from pyverbs.pyverbs_error import PyverbsRDMAError
+    a = mem.mmap(length=2 * PAGE)
+    try:
+        with pytest.raises(PyverbsRDMAError) as ei:
+            mem.madvise(a + 1, PAGE)                # not page aligned
+        assert ei.value.error_code == errno.EINVAL
+        assert 'Failed to madvise memory' in str(ei.value)
+        with pytest.raises(PyverbsRDMAError) as ei:
+            mem.madvise(a, PAGE, 12345)             # no such advice
+        assert ei.value.error_code == errno.EINVAL
+        for bad in ((-1, PAGE), (a, -1), (a, PAGE, 2 ** 31), ('x', PAGE),
+                    (a, PAGE, 'x')):
+            with pytest.raises((OverflowError, TypeError)):
+                mem.madvise(*bad)
+        with pytest.raises(TypeError):
+            mem.madvise(a)
+    finally:
+        mem.munmap(a, 2 * PAGE)

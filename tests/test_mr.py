@@ -255,9 +255,28 @@ def test_mr_on_closed_pd(pd):
         MR(pd, 4096, LOCAL_WRITE)
 
 
-def test_mr_rereg(ctx, pd):
-    """rxe has no rereg_mr: a clean error; argument checks come first."""
-    mr = MR(pd, 4096, LOCAL_WRITE)
+def _mr_of_kind(kind, pd):
+    """An MR of 4096 bytes: MR, or one of its subtypes (skipped where the
+    build's rdma-core lacks it)."""
+    from pyverbs import _verbs
+    from pyverbs.mr import Buf, BufMR, MREx
+    if kind == 'MREx' and not _verbs._HAVE_REG_MR_EX:
+        pytest.skip('this build\'s rdma-core has no ibv_reg_mr_ex (59)')
+    if kind == 'BufMR' and not _verbs._HAVE_BUF:
+        pytest.skip('this build\'s rdma-core has no ibv_alloc_buf (64)')
+    if kind == 'MREx':
+        return MREx(pd, 4096, LOCAL_WRITE)
+    if kind == 'BufMR':
+        return BufMR(pd, Buf(pd, 4096), 4096, LOCAL_WRITE)
+    return MR(pd, 4096, LOCAL_WRITE)
+
+
+@pytest.mark.parametrize('kind', ['MR', 'MREx', 'BufMR'])
+def test_mr_rereg(ctx, pd, kind):
+    """rxe before kernel 6.5 has no rereg_mr: a clean error; argument
+    checks come first.  Where it has (a PD change), the MR moves to the
+    new PD.  The same for the subtypes."""
+    mr = _mr_of_kind(kind, pd)
     with pytest.raises(PyverbsUserError):
         mr.rereg(REREG_MR_CHANGE_PD)             # no pd given
     with pytest.raises(TypeError):
@@ -321,12 +340,20 @@ def test_mw_bind_info_checks(pd):
         MWBind(info, 2)                      # its MR is gone
 
 
-def test_mw_type1_bind_and_write(ctx):
+@pytest.mark.parametrize('kind', ['MR', 'MREx'])
+def test_mw_type1_bind_and_write(ctx, kind):
     import pyverbs.enums as e
-    from pyverbs.mr import MW, MWBind, MWBindInfo
+    from pyverbs.mr import MREx, MW, MWBind, MWBindInfo
+    from pyverbs import _verbs
     from rdma_helpers import pair, poll, send_wr
-    a, b = pair(ctx, e.IBV_QPT_RC, access=e.IBV_ACCESS_LOCAL_WRITE |
-                e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_MW_BIND)
+    if kind == 'MREx' and not _verbs._HAVE_REG_MR_EX:
+        pytest.skip('this build\'s rdma-core has no ibv_reg_mr_ex (59)')
+    access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | \
+        e.IBV_ACCESS_MW_BIND
+    a, b = pair(ctx, e.IBV_QPT_RC, access=access)
+    if kind == 'MREx':                  # the window over an MREx
+        b.mr.close()
+        b.mr = MREx(b.pd, 1024, access)
     mw = MW(b.pd, MW_TYPE_1)
     info = MWBindInfo(b.mr, b.mr.buf, 64, e.IBV_ACCESS_REMOTE_WRITE)
     b.qp.bind_mw(mw, MWBind(info, e.IBV_SEND_SIGNALED))
@@ -431,3 +458,41 @@ def test_mr_huge_pages(ctx, pd):
         assert wc.status == e.IBV_WC_SUCCESS
         assert target.read(16, 2 * 1024 * 1024 + 8) == b'into a huge page'
     assert _huge_pages_free() == free
+
+
+# ------------------------------------------------- mem_alloc.madvise on MRs
+
+def test_madvise_on_mr_buffers(pd):
+    """An MR's own memory is whole pages of its own, which madvise() takes
+    (upstream's ODP tests empty MR buffers so that the device faults them
+    back); memory the MR was given (a buffer, a raw address) is not taken
+    unless it is mem_alloc's own."""
+    import pyverbs.mem_alloc as mem
+    page = resource.getpagesize()
+    mr = MR(pd, 2 * page + 100, LOCAL_WRITE)
+    for i in range(3):
+        mr.write(b'\xab' * 8, 8, i * page)
+    mem.madvise(mr.buf, page, mem.MADV_WILLNEED_)
+    assert mr.read(8, 0) == b'\xab' * 8
+    mem.madvise(mr.buf + page, page)
+    assert mr.read(8, 0) == b'\xab' * 8
+    assert mr.read(8, page) == bytes(8)
+    mem.madvise(mr.buf, mr.length)        # its last page is its own too
+    assert mr.read(8, 2 * page) == bytes(8)
+    with pytest.raises(PyverbsUserError):
+        mem.free(mr.buf)                  # not mem_alloc's to free
+    buf = mr.buf
+    mr.close()
+    with pytest.raises(PyverbsUserError, match='pyverbs allocated'):
+        mem.madvise(buf, page)            # freed with the MR
+    ba = bytearray(3 * page)
+    with MR(pd, 3 * page, LOCAL_WRITE, address=ba) as mr:
+        inside = (mr.buf + page - 1) & ~(page - 1)
+        with pytest.raises(PyverbsUserError, match='pyverbs allocated'):
+            mem.madvise(inside, page)
+    a = mem.mmap(length=2 * page)
+    with MR(pd, 2 * page, LOCAL_WRITE, address=a) as mr:
+        mr.write(b'cd', 2)
+        mem.madvise(mr.buf, mr.length)
+        assert mr.read(2, 0) == bytes(2)
+    mem.munmap(a, 2 * page)

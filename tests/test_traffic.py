@@ -603,3 +603,79 @@ def test_qpex_bind_mw_refused(ctx, ctx2):
         with pytest.raises(PyverbsUserError, match='MW given to wr_bind_mw'):
             qp.wr_complete()
         assert a.cq.poll()[0] == 0
+
+
+def test_recv_wr_without_sge(rc):
+    """RecvWR() (no SGE, upstream since rdma-core 57) receives the
+    immediate of an RDMA WRITE WITH IMM, whose data lands in the MR the
+    write names, and a zero-length SEND."""
+    a, b = rc
+    b.qp.post_recv([RecvWR(wr_id=1), RecvWR(wr_id=2, num_sge=0, sg=None)])
+    wr = send_wr(a, b'no sge', opcode=e.IBV_WR_RDMA_WRITE_WITH_IMM,
+                 imm_data=0xbeef)
+    wr.set_wr_rdma(b.mr.rkey, b.mr.buf + 64)
+    a.qp.post_send(wr)
+    a.qp.post_send(SendWR(wr_id=9))           # SEND of no data
+    poll(a.cq, 2)
+    w1, w2 = poll(b.cq, 2)
+    assert (w1.wr_id, w1.opcode, w1.imm_data) == (
+        1, e.IBV_WC_RECV_RDMA_WITH_IMM, 0xbeef)
+    assert b.mr.read(6, 64) == b'no sge'
+    assert (w2.wr_id, w2.opcode, w2.byte_len) == (2, e.IBV_WC_RECV, 0)
+    # a SEND with data into a receive of no SGE: the responder's local
+    # error (rxe: LOC_QP_OP_ERR; others: LOC_LEN_ERR)
+    b.qp.post_recv(RecvWR(wr_id=3))
+    a.qp.post_send(send_wr(a, b'too long'))
+    deadline = time.monotonic() + 10
+    n = 0
+    while not n and time.monotonic() < deadline:
+        n, wcs = b.cq.poll()
+    assert n == 1
+    assert wcs[0].wr_id == 3
+    assert wcs[0].status in (e.IBV_WC_LOC_LEN_ERR, e.IBV_WC_LOC_QP_OP_ERR)
+
+
+def test_qpex_wr_flush(ctx):
+    """QPEx.wr_flush (ibv_wr_flush, rdma-core 45): a build against 44 says
+    which rdma-core brings it; a newer build calls it, refused where the
+    QP was not created with IBV_QP_EX_WITH_FLUSH, and flushes for real
+    where the kernel's rxe has RDMA FLUSH (6.2 on)."""
+    args = (0, 0, 8, e.IBV_FLUSH_GLOBAL, e.IBV_FLUSH_RANGE)
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64,
+                send_ops_flags=e.IBV_QP_EX_WITH_RDMA_WRITE)
+    with a, b:
+        a.qp.wr_start()
+        try:
+            a.qp.wr_flush(*args)
+        except PyverbsRDMAError as ex:
+            assert ex.error_code == errno.EOPNOTSUPP
+            assert 'ibv_wr_flush needs rdma-core 45 or later' in str(ex)
+            return
+        except PyverbsUserError as ex:
+            assert 'wr_flush() is not available on this QP' in str(ex)
+        finally:
+            a.qp.wr_abort()
+    ops = e.IBV_QP_EX_WITH_RDMA_WRITE | e.IBV_QP_EX_WITH_FLUSH
+    try:
+        a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, send_ops_flags=ops,
+                    access=ALL_ACCESS | e.IBV_ACCESS_FLUSH_GLOBAL)
+    except PyverbsRDMAError as ex:
+        assert ex.error_code in (errno.EINVAL, errno.EOPNOTSUPP)
+        pytest.skip(f'the kernel\'s rxe has no RDMA FLUSH ({ex.func}: '
+                    f'{errno.errorcode[ex.error_code]}; kernel 6.2 on)')
+    with a, b:
+        a.mr.write(b'persist!', 8)
+        qp = a.qp
+        qp.wr_start()
+        qp.wr_id = 1
+        qp.wr_flags = e.IBV_SEND_SIGNALED
+        qp.wr_rdma_write(b.mr.rkey, b.mr.buf)
+        qp.wr_set_sge(sge(a, 8, 0))
+        qp.wr_id = 2
+        qp.wr_flush(b.mr.rkey, b.mr.buf, 8, e.IBV_FLUSH_GLOBAL,
+                    e.IBV_FLUSH_RANGE)
+        qp.wr_complete()
+        w1, w2 = poll(a.cq, 2)
+        assert (w1.wr_id, w1.opcode) == (1, e.IBV_WC_RDMA_WRITE)
+        assert (w2.wr_id, w2.opcode) == (2, e.IBV_WC_FLUSH)
+        assert b.mr.read(8, 0) == b'persist!'

@@ -195,11 +195,26 @@ def test_sge_read_types():
 
 # ---------------------------------------------------------------- RecvWR
 
-def test_recv_wr_needs_sge():
-    for kw in ({}, {'num_sge': 1}, {'num_sge': 0, 'sg': sges(1)},
-               {'sg': []}, {'sg': None}):
+def test_recv_wr_without_sge():
+    """A RecvWR may have no SGE (upstream since rdma-core 57: a receive
+    of no data, e.g. for a zero-length send or an RDMA write with
+    immediate); a SendWR keeps its rule (test_send_wr_needs_sge)."""
+    for kw in ({}, {'num_sge': 0}, {'num_sge': 0, 'sg': sges(1)},
+               {'sg': []}, {'sg': None}, {'num_sge': 0, 'sg': None}):
+        r = RecvWR(**kw)
+        assert r.num_sge == 0 and r.sg_list == [] and r.next_wr is None
+        assert str(r) == FMT.format('WR ID', 0) + FMT.format('Num SGE', 0)
+    r = RecvWR(5, 0, None, RecvWR(6))
+    assert (r.wr_id, r.num_sge, r.next_wr.wr_id) == (5, 0, 6)
+    r.sg_list = sges(2)
+    assert r.num_sge == 2
+    with pytest.raises(PyverbsUserError, match='holds 2 SGEs'):
+        r.num_sge = 3
+    r.num_sge = 0
+    assert r.sg_list == []
+    for kw in ({'num_sge': 1}, {'num_sge': 2, 'sg': None}):
         with pytest.raises(PyverbsUserError,
-                           match='A WR needs at least one SGE'):
+                           match='num_sge is [12] but no sg was given'):
             RecvWR(**kw)
 
 
@@ -329,8 +344,9 @@ def test_recv_wr_close_and_subclass():
         assert same is r
     r.close()
     assert r.num_sge == 2
+    assert MyWR().num_sge == 0
     with pytest.raises(PyverbsUserError):
-        MyWR()
+        MyWR(num_sge=1)
 
 
 # ---------------------------------------------------------------- SendWR
@@ -503,8 +519,7 @@ def test_send_wr_sg_mutation_during_build():
     w = SendWR(opcode=e.IBV_WR_LOCAL_INV, sg=sg, rkey=Evil())
     assert w.num_sge == 0 and w.rdma_rkey == 1
     sg.extend(sges(2))
-    with pytest.raises(PyverbsUserError, match='at least one SGE'):
-        RecvWR(sg=sg, wr_id=Evil())
+    assert RecvWR(sg=sg, wr_id=Evil()).num_sge == 0   # emptied first
 
 
 def test_send_wr_set_wr_rdma_atomic_xrc():

@@ -5,7 +5,7 @@ mlx5 and efa direct verbs).
 This is pyverbs-c: upstream pyverbs's modules, classes and printed formats,
 with the native layer written in C against the CPython C API.
 """
-__version__: str = '0.1.0'
+from pyverbs.__version__ import __version__ as __version__
 
 # rdma-core's runtime libraries the extension links, and where they come
 # from: a missing one is named with the package that provides it.
@@ -33,6 +33,23 @@ def _load_native() -> None:
 
 _load_native()
 del _load_native
+
+
+def _install_formats() -> None:
+    # The printed formats (__str__ and the like) of the C types: one table
+    # per package, each installed here once, where the native module is
+    # first imported, so that whatever module a program imports first sees
+    # the formatted types.  A provider's table is empty in a build without
+    # its library.
+    from pyverbs import _formats
+    from pyverbs.providers.efa import _formats as efa
+    from pyverbs.providers.mlx5 import _formats as mlx5
+    for table in (_formats.FORMATS, mlx5.FORMATS, efa.FORMATS):
+        _formats.install(table)
+
+
+_install_formats()
+del _install_formats
 
 
 def _after_full_collection(phase: str, info: dict[str, int]) -> None:

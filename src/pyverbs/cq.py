@@ -2,9 +2,9 @@
 """Completion queues, completion channels and work completions.
 
 CompChannel, CQ, WC and the extended CQ (CqInitAttrEx, CQEX, PollCqAttr,
-WcTmInfo) come from the native layer; this module adds their
-printed formats, upstream's string helpers, and two conveniences from
-python-rdma: WCError (a failed completion as an exception) and CQPoller
+WcTmInfo) come from the native layer, their printed formats from
+pyverbs._formats; this module re-exports upstream's string helpers and
+adds two conveniences from python-rdma: WCError (a failed completion as an exception) and CQPoller
 (a generator of completions that sleeps on the completion channel).
 """
 import select
@@ -14,145 +14,9 @@ from pyverbs._verbs import (CompChannel, CQ, WC, CqInitAttrEx, CQEX,
                             PollCqAttr, WcTmInfo)
 from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
 from pyverbs._unimplemented import fill_missing
-
-_FMT = '{:22}: {:<20}\n'
-
-# enum ibv_wc_status -> upstream's text (rdma-core v44 pyverbs)
-_WC_STATUS = {
-    0: 'success',
-    1: 'local length error',
-    2: 'local QP op error',
-    3: 'local EEC op error',
-    4: 'local protection error',
-    5: 'WR flush error',
-    6: 'memory window bind error',
-    7: 'bad response error',
-    8: 'local access error',
-    9: 'remote invalidate request error',
-    10: 'remote access error',
-    11: 'remote op error',
-    12: 'retry exceeded error',
-    13: 'RNR retry exceeded',
-    14: 'local RDD violation error',
-    15: 'remote invalidate RD request error',
-    16: 'remote abort error',
-    17: 'invalidate EECN error',
-    18: 'invalidate EEC state error',
-    19: 'WC fatal error',
-    20: 'response timeout error',
-    21: 'general error',
-}
-
-# enum ibv_wc_opcode -> text
-_WC_OPCODE = {
-    0x0: 'Send', 0x1: 'RDMA write', 0x2: 'RDMA read',
-    0x3: 'Compare and swap', 0x4: 'Fetch and add',
-    0x5: 'Bind Memory window', 0x6: 'Local invalidate',
-    0x7: 'TSO', 0x80: 'Receive',
-    0x81: 'Receive RDMA with immediate',
-    0x82: 'Tag matching - add', 0x83: 'Tag matching - delete',
-    0x84: 'Tag matching - sync', 0x85: 'Tag matching - receive',
-    0x86: 'Tag matching - no tag',
-}
-
-# enum ibv_wc_flags -> text
-_WC_FLAGS = {1: 'GRH', 2: 'With immediate', 4: 'IP csum OK',
-             8: 'With invalidate', 16: 'TM sync request', 32: 'TM match',
-             64: 'TM data valid'}
-
-# enum ibv_create_cq_wc_flags -> name.  As in rdma-core v44, TM_INFO (1 << 10)
-# is not listed.
-_CREATE_WC_FLAGS = {
-    1 << 0: 'IBV_WC_EX_WITH_BYTE_LEN',
-    1 << 1: 'IBV_WC_EX_WITH_IMM',
-    1 << 2: 'IBV_WC_EX_WITH_QP_NUM',
-    1 << 3: 'IBV_WC_EX_WITH_SRC_QP',
-    1 << 4: 'IBV_WC_EX_WITH_SLID',
-    1 << 5: 'IBV_WC_EX_WITH_SL',
-    1 << 6: 'IBV_WC_EX_WITH_DLID_PATH_BITS',
-    1 << 7: 'IBV_WC_EX_WITH_COMPLETION_TIMESTAMP',
-    1 << 8: 'IBV_WC_EX_WITH_CVLAN',
-    1 << 9: 'IBV_WC_EX_WITH_FLOW_TAG',
-    1 << 11: 'IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK',
-}
-
-
-def cqe_status_to_str(status):
-    """Text of a work completion status (enum ibv_wc_status)."""
-    return _WC_STATUS.get(status, 'Unknown CQE status')
-
-
-def cqe_opcode_to_str(opcode):
-    """Text of a work completion opcode (enum ibv_wc_opcode)."""
-    try:
-        return _WC_OPCODE[opcode]
-    except KeyError:
-        return f'Unknown CQE opcode {opcode}'
-
-
-def flags_to_str(flags, dictionary):
-    """The names of the bits of flags found in dictionary {bit: name}, each
-    followed by a space."""
-    return ''.join(name + ' ' for bit, name in dictionary.items()
-                   if flags & bit)
-
-
-def cqe_flags_to_str(flags):
-    """Text of the flags of a work completion (enum ibv_wc_flags)."""
-    return flags_to_str(flags, _WC_FLAGS)
-
-
-def create_wc_flags_to_str(flags):
-    """Names of the WC fields requested from an extended CQ
-    (enum ibv_create_cq_wc_flags)."""
-    return flags_to_str(flags, _CREATE_WC_FLAGS)
-
-
-def _cq_str(self):
-    return 'CQ\n' + _FMT.format('Handle', self.handle) + \
-        _FMT.format('CQEs', self.cqe)
-
-
-def _cqex_str(self):
-    return 'Extended CQ:\n' + _FMT.format('Handle', self.handle) + \
-        _FMT.format('CQEs', self.cqe)
-
-
-def _cq_init_attr_ex_str(self):
-    return _FMT.format('Number of CQEs', self.cqe) + \
-        _FMT.format('WC flags', create_wc_flags_to_str(self.wc_flags)) + \
-        _FMT.format('comp mask', self.comp_mask) + \
-        _FMT.format('flags', self.flags)
-
-
-def _wc_str(self):
-    return _FMT.format('WR ID', self.wr_id) + \
-        _FMT.format('status', cqe_status_to_str(self.status)) + \
-        _FMT.format('opcode', cqe_opcode_to_str(self.opcode)) + \
-        _FMT.format('vendor error', self.vendor_err) + \
-        _FMT.format('byte length', self.byte_len) + \
-        _FMT.format('QP num', self.qp_num) + \
-        _FMT.format('source QP', self.src_qp) + \
-        _FMT.format('WC flags', cqe_flags_to_str(self.wc_flags)) + \
-        _FMT.format('pkey index', self.pkey_index) + \
-        _FMT.format('slid', self.slid) + \
-        _FMT.format('sl', self.sl) + \
-        _FMT.format('imm_data', self.imm_data) + \
-        _FMT.format('dlid path bits', self.dlid_path_bits)
-
-
-def _wc_reduce(self):
-    return (WC, (self.wr_id, self.status, self.opcode, self.vendor_err,
-                 self.byte_len, self.qp_num, self.src_qp, self.imm_data,
-                 self.wc_flags, self.pkey_index, self.slid, self.sl,
-                 self.dlid_path_bits))
-
-
-CQ.__str__ = _cq_str
-CQEX.__str__ = _cqex_str
-CqInitAttrEx.__str__ = _cq_init_attr_ex_str
-WC.__str__ = _wc_str
-WC.__reduce__ = _wc_reduce
+from pyverbs._formats import (  # noqa: F401  (upstream's helpers)
+    cqe_flags_to_str, cqe_opcode_to_str, cqe_status_to_str,
+    create_wc_flags_to_str, flags_to_str)
 
 
 # ---- conveniences (python-rdma) ----

@@ -11,6 +11,8 @@ class ibv_access_flags(enum.IntFlag):
     IBV_ACCESS_ON_DEMAND = 64
     IBV_ACCESS_HUGETLB = 128
     IBV_ACCESS_RELAXED_ORDERING = 1048576
+    IBV_ACCESS_FLUSH_GLOBAL = 256
+    IBV_ACCESS_FLUSH_PERSISTENT = 512
 
 class ibv_atomic_cap(enum.IntEnum):
     IBV_ATOMIC_NONE = 0
@@ -76,6 +78,11 @@ class ibv_device_cap_flags(enum.IntFlag):
 class ibv_dm_mask(enum.IntFlag):
     IBV_DM_MASK_HANDLE = 1
 
+class ibv_dmah_init_attr_mask(enum.IntFlag):
+    IBV_DMAH_INIT_ATTR_MASK_CPU_ID = 1
+    IBV_DMAH_INIT_ATTR_MASK_PH = 2
+    IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE = 4
+
 class ibv_event_type(enum.IntEnum):
     IBV_EVENT_CQ_ERR = 0
     IBV_EVENT_QP_FATAL = 1
@@ -97,6 +104,7 @@ class ibv_event_type(enum.IntEnum):
     IBV_EVENT_CLIENT_REREGISTER = 17
     IBV_EVENT_GID_CHANGE = 18
     IBV_EVENT_WQ_FATAL = 19
+    IBV_EVENT_DEVICE_SPEED_CHANGE = 20
 
 class ibv_flow_action_esp_mask(enum.IntFlag):
     IBV_FLOW_ACTION_ESP_MASK_ESN = 1
@@ -150,6 +158,14 @@ class ibv_mig_state(enum.IntEnum):
     IBV_MIG_REARM = 1
     IBV_MIG_ARMED = 2
 
+class ibv_mr_init_attr_mask(enum.IntFlag):
+    IBV_REG_MR_MASK_IOVA = 1
+    IBV_REG_MR_MASK_ADDR = 2
+    IBV_REG_MR_MASK_FD = 4
+    IBV_REG_MR_MASK_FD_OFFSET = 8
+    IBV_REG_MR_MASK_DMAH = 16
+    IBV_REG_MR_MASK_BUF = 32
+
 class ibv_mtu(enum.IntEnum):
     IBV_MTU_256 = 1
     IBV_MTU_512 = 2
@@ -182,6 +198,8 @@ class ibv_odp_transport_cap_bits(enum.IntFlag):
     IBV_ODP_SUPPORT_READ = 8
     IBV_ODP_SUPPORT_ATOMIC = 16
     IBV_ODP_SUPPORT_SRQ_RECV = 32
+    IBV_ODP_SUPPORT_FLUSH = 64
+    IBV_ODP_SUPPORT_ATOMIC_WRITE = 128
 
 class ibv_ops_flags(enum.IntFlag):
     IBV_OPS_SIGNALED = 1
@@ -195,11 +213,16 @@ class ibv_ops_wr_opcode(enum.IntEnum):
 class ibv_parent_domain_init_attr_mask(enum.IntFlag):
     IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS = 1
     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT = 2
+    IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC = 4
 
 class ibv_pci_atomic_op_size(enum.IntFlag):
     IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP = 1
     IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP = 2
     IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP = 4
+
+class ibv_placement_type(enum.IntEnum):
+    IBV_FLUSH_GLOBAL = 1
+    IBV_FLUSH_PERSISTENT = 2
 
 class ibv_port_cap_flags(enum.IntFlag):
     IBV_PORT_SM = 2
@@ -243,6 +266,14 @@ class ibv_port_state(enum.IntEnum):
     IBV_PORT_ARMED = 3
     IBV_PORT_ACTIVE = 4
     IBV_PORT_ACTIVE_DEFER = 5
+
+class ibv_qp_attach_comp_cntr_op(enum.IntFlag):
+    IBV_QP_ATTACH_COMP_CNTR_OP_SEND = 1
+    IBV_QP_ATTACH_COMP_CNTR_OP_RECV = 2
+    IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_READ = 4
+    IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ = 8
+    IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE = 16
+    IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE = 32
 
 class ibv_qp_attr_mask(enum.IntFlag):
     IBV_QP_STATE = 1
@@ -288,6 +319,7 @@ class ibv_qp_create_send_ops_flags(enum.IntFlag):
     IBV_QP_EX_WITH_SEND_WITH_INV = 512
     IBV_QP_EX_WITH_TSO = 1024
     IBV_QP_EX_WITH_ATOMIC_WRITE = 4096
+    IBV_QP_EX_WITH_FLUSH = 2048
 
 class ibv_qp_init_attr_mask(enum.IntFlag):
     IBV_QP_INIT_ATTR_PD = 1
@@ -323,6 +355,13 @@ class ibv_qp_type(enum.IntEnum):
     IBV_QPT_XRC_SEND = 9
     IBV_QPT_XRC_RECV = 10
     IBV_QPT_DRIVER = 255
+
+class ibv_query_qp_data_in_order_caps(enum.IntFlag):
+    IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG = 1
+    IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = 2
+
+class ibv_query_qp_data_in_order_flags(enum.IntFlag):
+    IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS = 1
 
 class ibv_rate(enum.IntEnum):
     IBV_RATE_MAX = 0
@@ -387,6 +426,10 @@ class ibv_rx_hash_fields(enum.IntFlag):
 class ibv_rx_hash_function_flags(enum.IntFlag):
     IBV_RX_HASH_FUNC_TOEPLITZ = 1
 
+class ibv_selectivity_level(enum.IntEnum):
+    IBV_FLUSH_RANGE = 0
+    IBV_FLUSH_MR = 1
+
 class ibv_send_flags(enum.IntFlag):
     IBV_SEND_FENCE = 1
     IBV_SEND_SIGNALED = 2
@@ -419,6 +462,10 @@ class ibv_tmh_op(enum.IntEnum):
     IBV_TMH_RNDV = 1
     IBV_TMH_FIN = 2
     IBV_TMH_EAGER = 3
+
+class ibv_tph_mem_type(enum.IntEnum):
+    IBV_TPH_MEM_TYPE_VM = 0
+    IBV_TPH_MEM_TYPE_PM = 1
 
 class ibv_transport_type(enum.IntEnum):
     IBV_TRANSPORT_UNKNOWN = -1
@@ -461,6 +508,7 @@ class ibv_wc_opcode(enum.IntEnum):
     IBV_WC_DRIVER1 = 135
     IBV_WC_DRIVER2 = 136
     IBV_WC_DRIVER3 = 137
+    IBV_WC_FLUSH = 8
 
 class ibv_wc_status(enum.IntEnum):
     IBV_WC_SUCCESS = 0
@@ -528,6 +576,7 @@ class ibv_wr_opcode(enum.IntEnum):
     IBV_WR_TSO = 10
     IBV_WR_DRIVER1 = 11
     IBV_WR_ATOMIC_WRITE = 15
+    IBV_WR_FLUSH = 14
 
 class ibv_xrcd_init_attr_mask(enum.IntFlag):
     IBV_XRCD_INIT_ATTR_FD = 1
@@ -588,6 +637,8 @@ IBV_ODP_SUPPORT_WRITE = ibv_odp_transport_cap_bits.IBV_ODP_SUPPORT_WRITE
 IBV_ODP_SUPPORT_READ = ibv_odp_transport_cap_bits.IBV_ODP_SUPPORT_READ
 IBV_ODP_SUPPORT_ATOMIC = ibv_odp_transport_cap_bits.IBV_ODP_SUPPORT_ATOMIC
 IBV_ODP_SUPPORT_SRQ_RECV = ibv_odp_transport_cap_bits.IBV_ODP_SUPPORT_SRQ_RECV
+IBV_ODP_SUPPORT_FLUSH = ibv_odp_transport_cap_bits.IBV_ODP_SUPPORT_FLUSH
+IBV_ODP_SUPPORT_ATOMIC_WRITE = ibv_odp_transport_cap_bits.IBV_ODP_SUPPORT_ATOMIC_WRITE
 IBV_ODP_SUPPORT = ibv_odp_general_caps.IBV_ODP_SUPPORT
 IBV_ODP_SUPPORT_IMPLICIT = ibv_odp_general_caps.IBV_ODP_SUPPORT_IMPLICIT
 IBV_RX_HASH_FUNC_TOEPLITZ = ibv_rx_hash_function_flags.IBV_RX_HASH_FUNC_TOEPLITZ
@@ -674,6 +725,7 @@ IBV_EVENT_QP_LAST_WQE_REACHED = ibv_event_type.IBV_EVENT_QP_LAST_WQE_REACHED
 IBV_EVENT_CLIENT_REREGISTER = ibv_event_type.IBV_EVENT_CLIENT_REREGISTER
 IBV_EVENT_GID_CHANGE = ibv_event_type.IBV_EVENT_GID_CHANGE
 IBV_EVENT_WQ_FATAL = ibv_event_type.IBV_EVENT_WQ_FATAL
+IBV_EVENT_DEVICE_SPEED_CHANGE = ibv_event_type.IBV_EVENT_DEVICE_SPEED_CHANGE
 IBV_WC_SUCCESS = ibv_wc_status.IBV_WC_SUCCESS
 IBV_WC_LOC_LEN_ERR = ibv_wc_status.IBV_WC_LOC_LEN_ERR
 IBV_WC_LOC_QP_OP_ERR = ibv_wc_status.IBV_WC_LOC_QP_OP_ERR
@@ -717,6 +769,7 @@ IBV_WC_TM_NO_TAG = ibv_wc_opcode.IBV_WC_TM_NO_TAG
 IBV_WC_DRIVER1 = ibv_wc_opcode.IBV_WC_DRIVER1
 IBV_WC_DRIVER2 = ibv_wc_opcode.IBV_WC_DRIVER2
 IBV_WC_DRIVER3 = ibv_wc_opcode.IBV_WC_DRIVER3
+IBV_WC_FLUSH = ibv_wc_opcode.IBV_WC_FLUSH
 IBV_WC_IP_CSUM_OK_SHIFT: int
 IBV_WC_EX_WITH_BYTE_LEN = ibv_create_cq_wc_flags.IBV_WC_EX_WITH_BYTE_LEN
 IBV_WC_EX_WITH_IMM = ibv_create_cq_wc_flags.IBV_WC_EX_WITH_IMM
@@ -748,6 +801,8 @@ IBV_ACCESS_ZERO_BASED = ibv_access_flags.IBV_ACCESS_ZERO_BASED
 IBV_ACCESS_ON_DEMAND = ibv_access_flags.IBV_ACCESS_ON_DEMAND
 IBV_ACCESS_HUGETLB = ibv_access_flags.IBV_ACCESS_HUGETLB
 IBV_ACCESS_RELAXED_ORDERING = ibv_access_flags.IBV_ACCESS_RELAXED_ORDERING
+IBV_ACCESS_FLUSH_GLOBAL = ibv_access_flags.IBV_ACCESS_FLUSH_GLOBAL
+IBV_ACCESS_FLUSH_PERSISTENT = ibv_access_flags.IBV_ACCESS_FLUSH_PERSISTENT
 IBV_XRCD_INIT_ATTR_FD = ibv_xrcd_init_attr_mask.IBV_XRCD_INIT_ATTR_FD
 IBV_XRCD_INIT_ATTR_OFLAGS = ibv_xrcd_init_attr_mask.IBV_XRCD_INIT_ATTR_OFLAGS
 IBV_XRCD_INIT_ATTR_RESERVED = ibv_xrcd_init_attr_mask.IBV_XRCD_INIT_ATTR_RESERVED
@@ -840,6 +895,7 @@ IBV_QP_EX_WITH_BIND_MW = ibv_qp_create_send_ops_flags.IBV_QP_EX_WITH_BIND_MW
 IBV_QP_EX_WITH_SEND_WITH_INV = ibv_qp_create_send_ops_flags.IBV_QP_EX_WITH_SEND_WITH_INV
 IBV_QP_EX_WITH_TSO = ibv_qp_create_send_ops_flags.IBV_QP_EX_WITH_TSO
 IBV_QP_EX_WITH_ATOMIC_WRITE = ibv_qp_create_send_ops_flags.IBV_QP_EX_WITH_ATOMIC_WRITE
+IBV_QP_EX_WITH_FLUSH = ibv_qp_create_send_ops_flags.IBV_QP_EX_WITH_FLUSH
 IBV_QP_OPEN_ATTR_NUM = ibv_qp_open_attr_mask.IBV_QP_OPEN_ATTR_NUM
 IBV_QP_OPEN_ATTR_XRCD = ibv_qp_open_attr_mask.IBV_QP_OPEN_ATTR_XRCD
 IBV_QP_OPEN_ATTR_CONTEXT = ibv_qp_open_attr_mask.IBV_QP_OPEN_ATTR_CONTEXT
@@ -891,6 +947,7 @@ IBV_WR_SEND_WITH_INV = ibv_wr_opcode.IBV_WR_SEND_WITH_INV
 IBV_WR_TSO = ibv_wr_opcode.IBV_WR_TSO
 IBV_WR_DRIVER1 = ibv_wr_opcode.IBV_WR_DRIVER1
 IBV_WR_ATOMIC_WRITE = ibv_wr_opcode.IBV_WR_ATOMIC_WRITE
+IBV_WR_FLUSH = ibv_wr_opcode.IBV_WR_FLUSH
 IBV_SEND_FENCE = ibv_send_flags.IBV_SEND_FENCE
 IBV_SEND_SIGNALED = ibv_send_flags.IBV_SEND_SIGNALED
 IBV_SEND_SOLICITED = ibv_send_flags.IBV_SEND_SOLICITED
@@ -933,6 +990,7 @@ IBV_CREATE_CQ_ATTR_SINGLE_THREADED = ibv_create_cq_attr_flags.IBV_CREATE_CQ_ATTR
 IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN = ibv_create_cq_attr_flags.IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN
 IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS = ibv_parent_domain_init_attr_mask.IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS
 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT = ibv_parent_domain_init_attr_mask.IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT
+IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC = ibv_parent_domain_init_attr_mask.IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC
 IBV_COUNTER_PACKETS = ibv_counter_description.IBV_COUNTER_PACKETS
 IBV_COUNTER_BYTES = ibv_counter_description.IBV_COUNTER_BYTES
 IBV_READ_COUNTERS_ATTR_PREFER_CACHED = ibv_read_counters_flags.IBV_READ_COUNTERS_ATTR_PREFER_CACHED
@@ -957,3 +1015,28 @@ _IBV_ADVISE_MR_ADVICE_PREFETCH: int
 _IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE: int
 _IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT: int
 _IBV_ADVISE_MR_FLAG_FLUSH: int
+IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS = ibv_query_qp_data_in_order_flags.IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
+IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG = ibv_query_qp_data_in_order_caps.IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG
+IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = ibv_query_qp_data_in_order_caps.IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES
+IBV_FLUSH_GLOBAL = ibv_placement_type.IBV_FLUSH_GLOBAL
+IBV_FLUSH_PERSISTENT = ibv_placement_type.IBV_FLUSH_PERSISTENT
+IBV_FLUSH_RANGE = ibv_selectivity_level.IBV_FLUSH_RANGE
+IBV_FLUSH_MR = ibv_selectivity_level.IBV_FLUSH_MR
+IBV_TPH_MEM_TYPE_VM = ibv_tph_mem_type.IBV_TPH_MEM_TYPE_VM
+IBV_TPH_MEM_TYPE_PM = ibv_tph_mem_type.IBV_TPH_MEM_TYPE_PM
+IBV_DMAH_INIT_ATTR_MASK_CPU_ID = ibv_dmah_init_attr_mask.IBV_DMAH_INIT_ATTR_MASK_CPU_ID
+IBV_DMAH_INIT_ATTR_MASK_PH = ibv_dmah_init_attr_mask.IBV_DMAH_INIT_ATTR_MASK_PH
+IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE = ibv_dmah_init_attr_mask.IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE
+IBV_REG_MR_MASK_IOVA = ibv_mr_init_attr_mask.IBV_REG_MR_MASK_IOVA
+IBV_REG_MR_MASK_ADDR = ibv_mr_init_attr_mask.IBV_REG_MR_MASK_ADDR
+IBV_REG_MR_MASK_FD = ibv_mr_init_attr_mask.IBV_REG_MR_MASK_FD
+IBV_REG_MR_MASK_FD_OFFSET = ibv_mr_init_attr_mask.IBV_REG_MR_MASK_FD_OFFSET
+IBV_REG_MR_MASK_DMAH = ibv_mr_init_attr_mask.IBV_REG_MR_MASK_DMAH
+IBV_REG_MR_MASK_BUF = ibv_mr_init_attr_mask.IBV_REG_MR_MASK_BUF
+IBV_QP_ATTACH_COMP_CNTR_OP_SEND = ibv_qp_attach_comp_cntr_op.IBV_QP_ATTACH_COMP_CNTR_OP_SEND
+IBV_QP_ATTACH_COMP_CNTR_OP_RECV = ibv_qp_attach_comp_cntr_op.IBV_QP_ATTACH_COMP_CNTR_OP_RECV
+IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_READ = ibv_qp_attach_comp_cntr_op.IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_READ
+IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ = ibv_qp_attach_comp_cntr_op.IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ
+IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE = ibv_qp_attach_comp_cntr_op.IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE
+IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE = ibv_qp_attach_comp_cntr_op.IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE
+_IBV_DEVICE_CC_DMA_BOUNCE: int

@@ -1,4 +1,4 @@
-from pyverbs._verbs import DMMR as DMMR, DmaBufMR as DmaBufMR, MR as MR, MW as MW, MWBind as MWBind, MWBindInfo as MWBindInfo, QP as QP
+from pyverbs._verbs import Buf as Buf, BufMR as BufMR, DMAHandle as DMAHandle, DMMR as DMMR, DmaBufMR as DmaBufMR, DmaHandleInitAttr as DmaHandleInitAttr, MR as MR, MREx as MREx, MW as MW, MWBind as MWBind, MWBindInfo as MWBindInfo, QP as QP
 
 HUGE_PAGE_SIZE: int
 

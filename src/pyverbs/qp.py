@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""Queue pairs: QPCap, QPInitAttr, QPInitAttrEx, QPAttr, ECE and QP.
+"""Queue pairs: QPCap, QPInitAttr, QPInitAttrEx, QPAttr, ECE, QPRateLimitAttr
+and QP.
 
-The classes are implemented in C (pyverbs._verbs); this module adds the
-printed formats of upstream pyverbs and a few pure-Python helpers.
+The classes are implemented in C (pyverbs._verbs), the printed formats of
+upstream pyverbs in pyverbs._formats; this module adds a few pure-Python
+helpers.
 
 Differences from upstream pyverbs, all additive:
 
@@ -31,145 +33,19 @@ Differences from upstream pyverbs, all additive:
   QPInitAttrEx is made).  QPEx.ind_table is the table (None once closed).
 """
 from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
-                            ECE, DataBuffer)
+                            ECE, DataBuffer, QPRateLimitAttr,
+                            QPAttachCompCntrAttr)
 from pyverbs.pyverbs_error import (PyverbsError, PyverbsRDMAError,
                                    PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
 
-from pyverbs.utils import (gid_str, qp_type_to_str, qp_state_to_str,
-                           mtu_to_str, access_flags_to_str, mig_state_to_str)
+from pyverbs.utils import (gid_str, qp_type_to_str,  # noqa: F401
+                           qp_state_to_str, mtu_to_str, access_flags_to_str,
+                           mig_state_to_str)
 
 __all__ = ['QPCap', 'QPInitAttr', 'QPInitAttrEx', 'QPAttr', 'QP', 'QPEx',
-           'ECE', 'DataBuffer']
-
-
-def _cap_str(self):
-    f = '{:20}: {:<20}\n'
-    return f.format('max send wrs', self.max_send_wr) + \
-        f.format('max recv wrs', self.max_recv_wr) + \
-        f.format('max send sges', self.max_send_sge) + \
-        f.format('max recv sges', self.max_recv_sge) + \
-        f.format('max inline data', self.max_inline_data)
-
-
-def _init_attr_str(self):
-    f = '{:20}: {:<20}\n'
-    i = '    {:20}: {:<20}\n'
-    return f.format('QP type', qp_type_to_str(self.qp_type)) + \
-        f.format('SQ sig. all', self.sq_sig_all) + \
-        'QP caps:\n' + \
-        i.format('max send WR', self.max_send_wr) + \
-        i.format('max recv WR', self.max_recv_wr) + \
-        i.format('max send SGE', self.max_send_sge) + \
-        i.format('max recv SGE', self.max_recv_sge) + \
-        i.format('max inline data', self.max_inline_data)
-
-
-_COMP_MASKS = {1: 'PD', 2: 'XRCD', 4: 'Create Flags', 8: 'Max TSO header',
-               16: 'Indirection Table', 32: 'RX hash'}
-_CREATE_FLAGS = {1: 'Block self mcast loopback', 2: 'Scatter FCS',
-                 4: 'CVLAN stripping', 8: 'Source QPN',
-                 16: 'PCI write end padding'}
-
-
-def _mask_to_str(self, mask):
-    """The names of the IBV_QP_INIT_ATTR_* bits of mask, space-separated."""
-    return ''.join(n + ' ' for f, n in _COMP_MASKS.items() if mask & f)
-
-
-def _flags_to_str(self, flags):
-    """The names of the IBV_QP_CREATE_* bits of flags, space-separated."""
-    return ''.join(n + ' ' for f, n in _CREATE_FLAGS.items() if flags & f)
-
-
-def _init_attr_ex_str(self):
-    f = '{:20}: {:<20}\n'
-    return f.format('QP type', qp_type_to_str(self.qp_type)) + \
-        f.format('SQ sig. all', self.sq_sig_all) + \
-        'QP caps:\n' + \
-        f.format('  max send WR', self.max_send_wr) + \
-        f.format('  max recv WR', self.max_recv_wr) + \
-        f.format('  max send SGE', self.max_send_sge) + \
-        f.format('  max recv SGE', self.max_recv_sge) + \
-        f.format('  max inline data', self.max_inline_data) + \
-        f.format('comp mask', self.mask_to_str(self.comp_mask)) + \
-        f.format('create flags', self.flags_to_str(self.create_flags)) + \
-        f.format('max TSO header', self.max_tso_header) + \
-        f.format('Source QPN', self.source_qpn)
-
-
-def _ah_lines(fields, ident, glob):
-    (port_num, sl, src_path_bits, dlid, static_rate, is_global, dgid,
-     flow_label, sgid_index, hop_limit, traffic_class) = fields
-    s = ident.format('port num', port_num) + \
-        ident.format('sl', sl) + \
-        ident.format('source path bits', src_path_bits) + \
-        ident.format('dlid', dlid) + \
-        ident.format('port num', port_num) + \
-        ident.format('static rate', static_rate) + \
-        ident.format('is global', is_global)
-    if is_global:
-        h = dgid.hex()
-        s += glob.format('dgid', ':'.join(h[i:i + 4]
-                                          for i in range(0, 32, 4))) + \
-            glob.format('flow label', flow_label) + \
-            glob.format('sgid index', sgid_index) + \
-            glob.format('hop limit', hop_limit) + \
-            glob.format('traffic_class', traffic_class)
-    return s
-
-
-def _qp_attr_str(self):
-    f = '{:22}: {:<20}\n'
-    glob = '    {:22}: {:<20}\n'
-    ident = '  {:22}: {:<20}\n'
-    cap = self.cap
-    return f.format('QP state', qp_state_to_str(self.qp_state)) + \
-        f.format('QP current state', qp_state_to_str(self.cur_qp_state)) + \
-        f.format('Path MTU', mtu_to_str(self.path_mtu)) + \
-        f.format('Path mig. state', mig_state_to_str(self.path_mig_state)) + \
-        f.format('QKey', self.qkey) + \
-        f.format('RQ PSN', self.rq_psn) + \
-        f.format('SQ PSN', self.sq_psn) + \
-        f.format('Dest QP number', self.dest_qp_num) + \
-        f.format('QP access flags',
-                 access_flags_to_str(self.qp_access_flags)) + \
-        'QP caps:\n' + \
-        ident.format('max send WR', cap.max_send_wr) + \
-        ident.format('max recv WR', cap.max_recv_wr) + \
-        ident.format('max send SGE', cap.max_send_sge) + \
-        ident.format('max recv SGE', cap.max_recv_sge) + \
-        ident.format('max inline data', cap.max_inline_data) + \
-        'AH Attr:\n' + _ah_lines(self._ah_fields(False), ident, glob) + \
-        'Alt. AH Attr:\n' + _ah_lines(self._ah_fields(True), ident, glob) + \
-        f.format('PKey index', self.pkey_index) + \
-        f.format('Alt. PKey index', self.alt_pkey_index) + \
-        f.format('En. SQD async notify', self.en_sqd_async_notify) + \
-        f.format('SQ draining', self.sq_draining) + \
-        f.format('Max RD atomic', self.max_rd_atomic) + \
-        f.format('Max dest. RD atomic', self.max_dest_rd_atomic) + \
-        f.format('Min RNR timer', self.min_rnr_timer) + \
-        f.format('Port number', self.port_num) + \
-        f.format('Timeout', self.timeout) + \
-        f.format('Retry counter', self.retry_cnt) + \
-        f.format('RNR retry', self.rnr_retry) + \
-        f.format('Alt. port number', self.alt_port_num) + \
-        f.format('Alt. timeout', self.alt_timeout) + \
-        f.format('Rate limit', self.rate_limit)
-
-
-def _ece_str(self):
-    f = '{:22}: 0x{:<20x}\n'
-    return 'ECE:\n' + f.format('Vendor ID', self.vendor_id) + \
-        f.format('Options', self.options) + \
-        f.format('Comp Mask', self.comp_mask)
-
-
-def _qp_str(self):
-    f = '{:22}: {:<20}\n'
-    return f.format('QP type', qp_type_to_str(self.qp_type)) + \
-        f.format('  number', self.qp_num) + \
-        f.format('  state', qp_state_to_str(self.qp_state))
+           'ECE', 'DataBuffer', 'QPRateLimitAttr',
+           'QPAttachCompCntrAttr']
 
 
 _CONNECTED = (2, 3, 9, 10)       # RC, UC, XRC_SEND, XRC_RECV
@@ -210,14 +86,5 @@ def _establish(self, remote_qpn=0, remote_psn=0, ah_attr=None, *,
 _establish.__name__ = 'establish'
 _establish.__qualname__ = 'QP.establish'
 QP.establish = _establish
-
-QPCap.__str__ = _cap_str
-QPInitAttr.__str__ = _init_attr_str
-QPInitAttrEx.__str__ = _init_attr_ex_str
-QPInitAttrEx.mask_to_str = _mask_to_str
-QPInitAttrEx.flags_to_str = _flags_to_str
-QPAttr.__str__ = _qp_attr_str
-ECE.__str__ = _ece_str
-QP.__str__ = _qp_str
 
 fill_missing(globals(), __name__)

@@ -3,8 +3,9 @@
 TcpUdpSpec.
 
 The classes are implemented in C (pyverbs._verbs, spec.c: each object holds
-its struct ibv_flow_spec_*); this module adds upstream's printed formats,
-class constants and static helpers.
+its struct ibv_flow_spec_*), upstream's printed formats and type_to_str()
+in pyverbs._formats; this module adds the class constants and the other
+static helpers.
 
 As upstream: a value given to a constructor without its mask gets the
 field's full mask, a mask given without its value is ignored, multi-byte
@@ -29,34 +30,13 @@ import socket
 import struct
 
 from pyverbs._verbs import Spec, EthSpec, Ipv4ExtSpec, Ipv6Spec, TcpUdpSpec
-from pyverbs.pyverbs_error import PyverbsError
+from pyverbs.pyverbs_error import PyverbsError  # noqa: F401
 from pyverbs._unimplemented import fill_missing
-import pyverbs.enums as _e
 
 __all__ = ['Spec', 'EthSpec', 'Ipv4ExtSpec', 'Ipv6Spec', 'TcpUdpSpec',
            'U32_MASK']
 
 U32_MASK = 0xffffffff
-
-_TYPES = {_e.IBV_FLOW_SPEC_ETH: 'IBV_FLOW_SPEC_ETH',
-          _e.IBV_FLOW_SPEC_IPV4_EXT: 'IBV_FLOW_SPEC_IPV4_EXT',
-          _e.IBV_FLOW_SPEC_IPV6: 'IBV_FLOW_SPEC_IPV6',
-          _e.IBV_FLOW_SPEC_TCP: 'IBV_FLOW_SPEC_TCP',
-          _e.IBV_FLOW_SPEC_UDP: 'IBV_FLOW_SPEC_UDP'}
-
-
-def _type_to_str(spec_type):
-    """'IBV_FLOW_SPEC_ETH', prefixed by 'IBV_FLOW_SPEC_INNER ' for an inner
-    spec."""
-    prefix = ''
-    if spec_type & _e.IBV_FLOW_SPEC_INNER:
-        prefix = 'IBV_FLOW_SPEC_INNER '
-    s_type = spec_type & ~_e.IBV_FLOW_SPEC_INNER
-    try:
-        return prefix + _TYPES[s_type]
-    except KeyError:
-        raise PyverbsError(f'This type {s_type} is not implemented yet') \
-            from None
 
 
 def _set_val_mask(default_mask, val=None, val_mask=None):
@@ -65,43 +45,6 @@ def _set_val_mask(default_mask, val=None, val_mask=None):
     if val is None:
         return 0, 0
     return val, default_mask if val_mask is None else val_mask
-
-
-def _head(self):
-    return f"{'Spec type':<16}: {self.type_to_str(self.spec_type):<20}\n" \
-           f"{'Size':<16}: {self.size:<20}\n"
-
-
-def _same(x):
-    return x
-
-
-def _printer(rows):
-    """A __str__: the header, then for each (label, field, conv) of rows
-    conv() of the field and of its mask, in upstream's columns."""
-    def __str__(self):
-        return _head(self) + ''.join(
-            f'{label:<16}: {conv(getattr(self, f)):<20} '
-            f'{conv(getattr(self, f + "_mask")):<20}\n'
-            for label, f, conv in rows)
-    return __str__
-
-
-_IP_ROWS = (('Src IP', 'src_ip', _same), ('Dst IP', 'dst_ip', _same))
-# upstream prints EthSpec's ether type and VLAN tag as stored: network order
-_eth_str = _printer((('Src mac', 'src_mac', _same),
-                     ('Dst mac', 'dst_mac', _same),
-                     ('Ether type', 'ether_type', socket.htons),
-                     ('Vlan tag', 'vlan_tag', socket.htons)))
-_ipv4_str = _printer(_IP_ROWS + (
-    ('Proto', 'proto', _same), ('ToS', 'tos', _same),
-    ('TTL', 'ttl', _same), ('Flags', 'flags', _same)))
-_ipv6_str = _printer(_IP_ROWS + (
-    ('Flow label', 'flow_label', _same), ('Next header', 'next_hdr', _same),
-    ('Traffic class', 'traffic_class', _same),
-    ('Hop limit', 'hop_limit', _same)))
-_tcp_udp_str = _printer((('Src port', 'src_port', _same),
-                         ('Dst port', 'dst_port', _same)))
 
 
 def _set_mac(self, val):
@@ -126,25 +69,18 @@ def _ip_to_str(ip):
     return socket.inet_ntoa(struct.pack('!L', ip))
 
 
-Spec.__str__ = _head
-Spec.type_to_str = staticmethod(_type_to_str)
 Spec._set_val_mask = staticmethod(_set_val_mask)
 
 EthSpec.MAC_LEN = 6
 EthSpec.MAC_MASK = ('ff:' * EthSpec.MAC_LEN)[:-1]
 EthSpec.ZERO_MAC = [0] * EthSpec.MAC_LEN
 EthSpec._set_mac = _set_mac
-EthSpec.__str__ = _eth_str
 
 Ipv4ExtSpec._str_to_ip = staticmethod(_str_to_ip)
 Ipv4ExtSpec._ip_to_str = staticmethod(_ip_to_str)
-Ipv4ExtSpec.__str__ = _ipv4_str
 
 Ipv6Spec.EMPTY_IPV6 = [0] * 16
 Ipv6Spec.IPV6_MASK = ('ffff:' * 8)[:-1]
 Ipv6Spec.FLOW_LABEL_MASK = 0xfffff
-Ipv6Spec.__str__ = _ipv6_str
-
-TcpUdpSpec.__str__ = _tcp_udp_str
 
 fill_missing(globals(), __name__)    # upstream's names: none left

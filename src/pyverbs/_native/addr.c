@@ -241,28 +241,16 @@ static PyGetSetDef gid_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot gid_slots[] = {
-	{ Py_tp_doc, "GID(val=None)\n--\n\n"
-		     "A GID (union ibv_gid).  val: a string of 8 groups of 4 "
-		     "hex digits\n('fe80:0000:0000:0000:0202:c9ff:fe00:0001'), "
-		     "another GID, or 16 raw\nbytes; None gives the zero GID.  "
-		     "GIDs compare and hash by value." },
-	{ Py_tp_init, gid_init },
-	{ Py_tp_str, gid_str },
-	{ Py_tp_repr, gid_repr },
-	{ Py_tp_richcompare, gid_richcompare },
-	{ Py_tp_hash, gid_hash },
-	{ Py_tp_methods, gid_methods },
-	{ Py_tp_getset, gid_getset },
-	{ 0, NULL }
-};
-
-static PyType_Spec gid_spec = {
-	.name = "pyverbs.addr.GID",
-	.basicsize = sizeof(struct pv_gid),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = gid_slots,
-};
+PV_TYPE_SPEC(gid, "pyverbs.addr.GID", struct pv_gid,
+	     "GID(val=None)\n--\n\n"
+	     "A GID (union ibv_gid).  val: a string of 8 groups of 4 "
+	     "hex digits\n('fe80:0000:0000:0000:0202:c9ff:fe00:0001'), "
+	     "another GID, or 16 raw\nbytes; None gives the zero GID.  "
+	     "GIDs compare and hash by value.",
+	     { Py_tp_init, gid_init }, { Py_tp_str, gid_str },
+	     { Py_tp_repr, gid_repr }, { Py_tp_richcompare, gid_richcompare },
+	     { Py_tp_hash, gid_hash }, { Py_tp_methods, gid_methods },
+	     { Py_tp_getset, gid_getset }, );
 
 /* ------------------------------------------------------------------ */
 /* GID-valued attributes of the other classes                          */
@@ -335,24 +323,14 @@ static int grh_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot grh_slots[] = {
-	{ Py_tp_doc, "GRH(sgid=None, dgid=None, version_tclass_flow=0, "
-		     "paylen=0, next_hdr=0, hop_limit=1)\n--\n\n"
-		     "A global routing header (struct ibv_grh), as found in "
-		     "the first 40 bytes\nof a UD receive buffer.  "
-		     "version_tclass_flow and paylen are kept as stored\n"
-		     "(big endian)." },
-	{ Py_tp_init, grh_init },
-	{ Py_tp_getset, NULL }, /* from grh_fields, at init */
-	{ 0, NULL }
-};
-
-static PyType_Spec grh_spec = {
-	.name = "pyverbs.addr.GRH",
-	.basicsize = sizeof(struct pv_grh),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = grh_slots,
-};
+PV_DATA_SPEC(grh, "pyverbs.addr.GRH", struct pv_grh,
+	     "GRH(sgid=None, dgid=None, version_tclass_flow=0, "
+	     "paylen=0, next_hdr=0, hop_limit=1)\n--\n\n"
+	     "A global routing header (struct ibv_grh), as found in "
+	     "the first 40 bytes\nof a UD receive buffer.  "
+	     "version_tclass_flow and paylen are kept as stored\n"
+	     "(big endian).",
+	     { Py_tp_init, grh_init }, );
 
 /* ------------------------------------------------------------------ */
 /* GlobalRoute                                                         */
@@ -406,22 +384,12 @@ static PyObject *gr_new_from(const struct ibv_global_route *gr)
 	return (PyObject *)self;
 }
 
-static PyType_Slot gr_slots[] = {
-	{ Py_tp_doc, "GlobalRoute(dgid=None, flow_label=0, sgid_index=0, "
-		     "hop_limit=1, traffic_class=0)\n--\n\n"
-		     "The GRH values of an address "
-		     "(struct ibv_global_route)." },
-	{ Py_tp_init, gr_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec gr_spec = {
-	.name = "pyverbs.addr.GlobalRoute",
-	.basicsize = sizeof(struct pv_global_route),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = gr_slots,
-};
+PV_DATA_SPEC(gr, "pyverbs.addr.GlobalRoute", struct pv_global_route,
+	     "GlobalRoute(dgid=None, flow_label=0, sgid_index=0, "
+	     "hop_limit=1, traffic_class=0)\n--\n\n"
+	     "The GRH values of an address "
+	     "(struct ibv_global_route).",
+	     { Py_tp_init, gr_init }, );
 
 /* ------------------------------------------------------------------ */
 /* AHAttr                                                              */
@@ -602,26 +570,15 @@ static PyMethodDef ahattr_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot ahattr_slots[] = {
-	{ Py_tp_doc, "AHAttr(dlid=0, sl=0, src_path_bits=0, static_rate=0, "
-		     "is_global=0, port_num=1, gr=None)\n--\n\n"
-		     "Address handle attributes (struct ibv_ah_attr).  With "
-		     "is_global, gr (a\nGlobalRoute) gives the GRH fields "
-		     "(dgid, flow_label, sgid_index,\nhop_limit, "
-		     "traffic_class), "
-		     "also readable here directly." },
-	{ Py_tp_init, ahattr_init },
-	{ Py_tp_methods, ahattr_methods },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec ahattr_spec = {
-	.name = "pyverbs.addr.AHAttr",
-	.basicsize = sizeof(struct pv_ah_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = ahattr_slots,
-};
+PV_DATA_SPEC(ahattr, "pyverbs.addr.AHAttr", struct pv_ah_attr,
+	     "AHAttr(dlid=0, sl=0, src_path_bits=0, static_rate=0, "
+	     "is_global=0, port_num=1, gr=None)\n--\n\n"
+	     "Address handle attributes (struct ibv_ah_attr).  With "
+	     "is_global, gr (a\nGlobalRoute) gives the GRH fields "
+	     "(dgid, flow_label, sgid_index,\nhop_limit, "
+	     "traffic_class), "
+	     "also readable here directly.",
+	     { Py_tp_init, ahattr_init }, { Py_tp_methods, ahattr_methods }, );
 
 /* ------------------------------------------------------------------ */
 /* AH                                                                  */
@@ -793,28 +750,17 @@ static PyObject *ah_repr(PyObject *obj)
 	return PyUnicode_FromFormat("<AH handle=%u>", self->ah->handle);
 }
 
-static PyType_Slot ah_slots[] = {
-	{ Py_tp_doc, "AH(pd, attr=None, *, wc=None, grh=None, port_num=None)"
-		     "\n--\n\n"
-		     "An address handle on a PD.  Either attr (an AHAttr; "
-		     "ibv_create_ah), or\nwc (a received WC), grh (the address "
-		     "of the 40 bytes of GRH at the start\nof the receive "
-		     "buffer, or a GRH) and port_num "
-		     "(ibv_create_ah_from_wc).\nattr may be passed second "
-		     "positionally (upstream: keyword only)." },
-	{ Py_tp_init, ah_init },
-	{ Py_tp_getset, ah_getset },
-	{ Py_tp_repr, ah_repr },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec ah_spec = {
-	.name = "pyverbs.addr.AH",
-	.basicsize = sizeof(struct pv_ah),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ah_slots,
-};
+PV_GC_TYPE_SPEC(ah, "pyverbs.addr.AH", struct pv_ah,
+		"AH(pd, attr=None, *, wc=None, grh=None, port_num=None)"
+		"\n--\n\n"
+		"An address handle on a PD.  Either attr (an AHAttr; "
+		"ibv_create_ah), or\nwc (a received WC), grh (the address "
+		"of the 40 bytes of GRH at the start\nof the receive "
+		"buffer, or a GRH) and port_num "
+		"(ibv_create_ah_from_wc).\nattr may be passed second "
+		"positionally (upstream: keyword only).",
+		{ Py_tp_init, ah_init }, { Py_tp_getset, ah_getset },
+		{ Py_tp_repr, ah_repr }, PV_CM_SLOTS, );
 
 /* ------------------------------------------------------------------ */
 /* Types registration                                                  */
@@ -822,14 +768,17 @@ static PyType_Spec ah_spec = {
 
 int pv_addr_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &gid_spec, pv.PyverbsObject, &pv.GID))
-		return -1;
-	if (pv_add_data_type(m, &grh_spec, pv.PyverbsObject, grh_fields, NULL,
-			     grh_extra, &pv.GRH) ||
-	    pv_add_data_type(m, &gr_spec, pv.PyverbsObject, gr_fields, NULL,
-			     gr_extra, &pv.GlobalRoute) ||
-	    pv_add_data_type(m, &ahattr_spec, pv.PyverbsObject, ahattr_fields,
-			     NULL, ahattr_extra, &pv.AHAttr))
-		return -1;
-	return pv_add_type(m, &ah_spec, pv.PyverbsCM, &pv.AH);
+	static const struct pv_type_def types[] = {
+		{ &gid_spec, &pv.PyverbsObject, &pv.GID },
+		{ &grh_spec, &pv.PyverbsObject, &pv.GRH, grh_fields, NULL,
+		  grh_extra },
+		{ &gr_spec, &pv.PyverbsObject, &pv.GlobalRoute, gr_fields, NULL,
+		  gr_extra },
+		{ &ahattr_spec, &pv.PyverbsObject, &pv.AHAttr, ahattr_fields,
+		  NULL, ahattr_extra },
+		{ &ah_spec, &pv.PyverbsCM, &pv.AH },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

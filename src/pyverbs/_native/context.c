@@ -8,6 +8,7 @@
  */
 #include "context.h"
 #include "addr.h"
+#include "comp_cntr.h"
 #include "device_attr.h"
 #include "errors.h"
 #include "field.h"
@@ -501,6 +502,37 @@ static PyObject *ctx_get_pkey_index(PyObject *obj, PyObject *args, PyObject *kw)
 #endif
 }
 
+/* rdma-core 62: the port's effective speed, in units of 100 Mb/s */
+static PyObject *ctx_query_port_speed(PyObject *obj, PyObject *args,
+				      PyObject *kw)
+{
+	static char *kwlist[] = { "port_num", NULL };
+	struct pv_context *self = CTX(obj);
+	uint32_t port;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:query_port_speed",
+					 kwlist, pv_conv_u32, &port))
+		return NULL;
+	if (pv_check_open(&self->obj))
+		return NULL;
+#if HAVE_IBV_QUERY_PORT_SPEED
+	{
+		uint64_t speed;
+		/* returns errno */
+		int rc = ibv_query_port_speed(self->ctx, port, &speed);
+
+		if (rc)
+			return pv_raise_rc(rc, "ibv_query_port_speed",
+					   "Failed to query port speed for "
+					   "port %u",
+					   port);
+		return PyLong_FromUnsignedLongLong(speed);
+	}
+#else
+	return pv_raise_needs("ibv_query_port_speed", 62);
+#endif
+}
+
 static PyObject *ctx_query_rt_values_ex(PyObject *obj, PyObject *args,
 					PyObject *kw)
 {
@@ -661,11 +693,21 @@ static PyMethodDef ctx_methods[] = {
 	  "query_pkey($self, /, port_num, index)\n--\n\n"
 	  "The P_Key at index of port port_num (ibv_query_pkey), raw "
 	  "(network byte order) as upstream." },
+	{ "query_comp_cntr_caps", pv_ctx_query_comp_cntr_caps, METH_NOARGS,
+	  "query_comp_cntr_caps($self, /)\n--\n\n"
+	  "The device's completion counter capabilities, a CompCntrCaps "
+	  "(ibv_query_comp_cntr_caps, rdma-core 65)." },
 	{ "get_pkey_index", (PyCFunction)(void (*)(void))ctx_get_pkey_index,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "get_pkey_index($self, /, port_num, pkey)\n--\n\n"
 	  "The index of pkey in the P_Key table of port port_num "
 	  "(ibv_get_pkey_index); pkey in the form query_pkey() returns." },
+	{ "query_port_speed", (PyCFunction)(void (*)(void))ctx_query_port_speed,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "query_port_speed($self, /, port_num)\n--\n\n"
+	  "The effective speed of port port_num in units of 100 Mb/s "
+	  "(ibv_query_port_speed, rdma-core 62; an older build raises "
+	  "PyverbsRDMAError EOPNOTSUPP naming it)." },
 	{ "query_rt_values_ex",
 	  (PyCFunction)(void (*)(void))ctx_query_rt_values_ex,
 	  METH_VARARGS | METH_KEYWORDS,
@@ -716,29 +758,17 @@ static int ctx_clear(PyObject *obj)
 	return 0;
 }
 
-static PyType_Slot ctx_slots[] = {
-	{ Py_tp_doc, "Context(*, name=None, attr=None, cmid=None, cmd_fd=None)"
-		     "\n--\n\n"
-		     "An opened RDMA device: Context(name='rxe0') opens it by "
-		     "name, Context(cmd_fd=fd) imports the context of another "
-		     "process from a dup()ed cmd_fd.  Provider subclasses pass "
-		     "attr= so that the device is only looked up.  Closing "
-		     "the Context closes every object created on it first." },
-	{ Py_tp_init, ctx_init },
-	{ Py_tp_methods, ctx_methods },
-	{ Py_tp_getset, ctx_getset },
-	{ Py_tp_repr, ctx_repr },
-	{ Py_tp_traverse, ctx_traverse },
-	{ Py_tp_clear, ctx_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec ctx_spec = {
-	.name = "pyverbs.device.Context",
-	.basicsize = sizeof(struct pv_context),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ctx_slots,
-};
+PV_GC_TYPE_SPEC(ctx, "pyverbs.device.Context", struct pv_context,
+		"Context(*, name=None, attr=None, cmid=None, cmd_fd=None)"
+		"\n--\n\n"
+		"An opened RDMA device: Context(name='rxe0') opens it by "
+		"name, Context(cmd_fd=fd) imports the context of another "
+		"process from a dup()ed cmd_fd.  Provider subclasses pass "
+		"attr= so that the device is only looked up.  Closing "
+		"the Context closes every object created on it first.",
+		{ Py_tp_init, ctx_init }, { Py_tp_methods, ctx_methods },
+		{ Py_tp_getset, ctx_getset }, { Py_tp_repr, ctx_repr },
+		{ Py_tp_traverse, ctx_traverse }, { Py_tp_clear, ctx_clear }, );
 
 /* ---- device lists ---- */
 

@@ -3,6 +3,7 @@
 #define PV_CONTEXT_H
 
 #include "object.h"
+#include "state.h"
 
 #include <infiniband/verbs.h>
 
@@ -35,5 +36,22 @@ int pv_context_destroy(struct pv_obj *o);
  * when it fails. */
 const char *pv_device_name(struct ibv_device *d);
 PyObject *pv_device_name_str(struct ibv_device *d);
+
+/* The open Context given as argument o (named what), else NULL with
+ * TypeError ("<what> must be a Context, not ...") or PyverbsUserError
+ * (closed).  Inline: the files that take a Context need not call context.c
+ * (which calls some of them). */
+static inline struct pv_context *pv_context_arg(PyObject *o, const char *what)
+{
+	if (!PyObject_TypeCheck(o, pv.Context)) {
+		PyErr_Format(PyExc_TypeError,
+			     "%s must be a Context, not %.100s", what,
+			     Py_TYPE(o)->tp_name);
+		return NULL;
+	}
+	if (pv_check_open(PV_OBJ(o)))
+		return NULL;
+	return (struct pv_context *)o;
+}
 
 #endif /* PV_CONTEXT_H */

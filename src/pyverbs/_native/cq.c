@@ -292,25 +292,14 @@ static PyObject *cc_repr(PyObject *obj)
 	return PyUnicode_FromFormat("<CompChannel fd=%d>", self->cc->fd);
 }
 
-static PyType_Slot cc_slots[] = {
-	{ Py_tp_doc, "CompChannel(context)\n--\n\n"
-		     "A completion channel: a file descriptor delivering the "
-		     "completion\nevents of the CQs created on it.  Closing "
-		     "it closes those CQs." },
-	{ Py_tp_init, cc_init },
-	{ Py_tp_methods, cc_methods },
-	{ Py_tp_getset, cc_getset },
-	{ Py_tp_repr, cc_repr },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec cc_spec = {
-	.name = "pyverbs.cq.CompChannel",
-	.basicsize = sizeof(struct pv_comp_channel),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cc_slots,
-};
+PV_GC_TYPE_SPEC(cc, "pyverbs.cq.CompChannel", struct pv_comp_channel,
+		"CompChannel(context)\n--\n\n"
+		"A completion channel: a file descriptor delivering the "
+		"completion\nevents of the CQs created on it.  Closing "
+		"it closes those CQs.",
+		{ Py_tp_init, cc_init }, { Py_tp_methods, cc_methods },
+		{ Py_tp_getset, cc_getset }, { Py_tp_repr, cc_repr },
+		PV_CM_SLOTS, );
 
 /* ------------------------------------------------------------------ */
 /* CQ (shared by CQEX for lifetime and the common properties)          */
@@ -760,27 +749,16 @@ static PyGetSetDef cq_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot cq_slots[] = {
-	{ Py_tp_doc, "CQ(context, cqe, cq_context=None, channel=None, "
-		     "comp_vector=0)\n--\n\n"
-		     "A completion queue of at least cqe entries "
-		     "(ibv_create_cq); with channel,\nits completion events "
-		     "go to that CompChannel." },
-	{ Py_tp_init, cq_init },
-	{ Py_tp_methods, cq_methods },
-	{ Py_tp_getset, cq_getset },
-	{ Py_tp_repr, pv_cq_repr },
-	{ Py_tp_traverse, pv_cq_traverse },
-	{ Py_tp_clear, pv_cq_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec cq_spec = {
-	.name = "pyverbs.cq.CQ",
-	.basicsize = sizeof(struct pv_cq),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cq_slots,
-};
+PV_GC_TYPE_SPEC(cq, "pyverbs.cq.CQ", struct pv_cq,
+		"CQ(context, cqe, cq_context=None, channel=None, "
+		"comp_vector=0)\n--\n\n"
+		"A completion queue of at least cqe entries "
+		"(ibv_create_cq); with channel,\nits completion events "
+		"go to that CompChannel.",
+		{ Py_tp_init, cq_init }, { Py_tp_methods, cq_methods },
+		{ Py_tp_getset, cq_getset }, { Py_tp_repr, pv_cq_repr },
+		{ Py_tp_traverse, pv_cq_traverse },
+		{ Py_tp_clear, pv_cq_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* WC                                                                  */
@@ -895,32 +873,25 @@ PyObject *pv_wc_new(const struct ibv_wc *wc)
 	return (PyObject *)self;
 }
 
-static PyType_Slot wc_slots[] = {
-	{ Py_tp_doc, "WC(wr_id=0, status=0, opcode=0, vendor_err=0, "
-		     "byte_len=0, qp_num=0, src_qp=0, imm_data=0, wc_flags=0, "
-		     "pkey_index=0, slid=0, sl=0, dlid_path_bits=0)\n--\n\n"
-		     "A work completion (struct ibv_wc), as CQ.poll() returns "
-		     "them." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, wc_init },
-	{ Py_tp_dealloc, wc_dealloc },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec wc_spec = {
-	.name = "pyverbs.cq.WC",
-	.basicsize = sizeof(struct pv_wc),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = wc_slots,
-};
+PV_DATA_SPEC(wc, "pyverbs.cq.WC", struct pv_wc,
+	     "WC(wr_id=0, status=0, opcode=0, vendor_err=0, "
+	     "byte_len=0, qp_num=0, src_qp=0, imm_data=0, wc_flags=0, "
+	     "pkey_index=0, slid=0, sl=0, dlid_path_bits=0)\n--\n\n"
+	     "A work completion (struct ibv_wc), as CQ.poll() returns "
+	     "them.",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, wc_init },
+	     { Py_tp_dealloc, wc_dealloc }, );
 
 int pv_cq_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &cc_spec, pv.PyverbsCM, &pv.CompChannel) ||
-	    pv_add_type(m, &cq_spec, pv.PyverbsCM, &pv.CQ) ||
-	    pv_add_data_type(m, &wc_spec, pv.PyverbsObject, wc_fields, NULL,
-			     NULL, &pv.WC))
+	static const struct pv_type_def types[] = {
+		{ &cc_spec, &pv.PyverbsCM, &pv.CompChannel },
+		{ &cq_spec, &pv.PyverbsCM, &pv.CQ },
+		{ &wc_spec, &pv.PyverbsObject, &pv.WC, wc_fields },
+		{ NULL }
+	};
+
+	if (pv_add_types(m, types))
 		return -1;
 	return pv_obj_register_handle(pv.CQ, offsetof(struct pv_cq, cq));
 }

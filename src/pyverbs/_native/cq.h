@@ -37,9 +37,6 @@ struct pv_cq {
 struct pv_cq *pv_cq_from_obj(PyObject *o, const char *what);
 /* Is o a CQ or a CQEX (open or not)? */
 int pv_is_cq(PyObject *o);
-/* cqex.c: the CQEX type, base of the providers' CQs (borrowed; set by
- * pv_cqex_init_types(), which runs before the providers' registrations). */
-PyTypeObject *pv_cqex_type(void);
 /*
  * cqex.c: the body of CQEX.__init__, for provider subclasses (Mlx5CQ, ...):
  * check the Context ctxo and the CqInitAttrEx ia (or None), create the CQ

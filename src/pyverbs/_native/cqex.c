@@ -36,8 +36,6 @@ struct cq_init_attr_ex {
 	PyObject *cq_context;	 /* any object, None or NULL */
 };
 
-static PyTypeObject *cia_type, *pca_type, *tmi_type;
-
 #define CIA struct cq_init_attr_ex
 static const struct pv_field cia_fields[] = {
 	PV_FIELD(CIA, attr.cqe, "cqe"),
@@ -97,25 +95,15 @@ static int cia_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot cia_slots[] = {
-	{ Py_tp_doc, "CqInitAttrEx(cqe=100, channel=None, comp_vector=0, "
-		     "wc_flags=0, comp_mask=0, flags=0, parent_domain=None)"
-		     "\n--\n\n"
-		     "Attributes of an extended CQ (struct "
-		     "ibv_cq_init_attr_ex)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cia_init },
-	PV_OSLOTS_GC_SLOTS(cia),
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec cia_spec = {
-	.name = "pyverbs.cq.CqInitAttrEx",
-	.basicsize = sizeof(struct cq_init_attr_ex),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cia_slots,
-};
+PV_GC_TYPE_SPEC(cia, "pyverbs.cq.CqInitAttrEx", struct cq_init_attr_ex,
+		"CqInitAttrEx(cqe=100, channel=None, comp_vector=0, "
+		"wc_flags=0, comp_mask=0, flags=0, parent_domain=None)"
+		"\n--\n\n"
+		"Attributes of an extended CQ (struct "
+		"ibv_cq_init_attr_ex).",
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, cia_init },
+		PV_OSLOTS_GC_SLOTS(cia), { Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 struct poll_cq_attr {
 	PyObject_HEAD
@@ -139,22 +127,11 @@ static int pca_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot pca_slots[] = {
-	{ Py_tp_doc, "PollCqAttr(*, comp_mask=0)\n--\n\n"
-		     "Attributes of CQEX.start_poll() (struct "
-		     "ibv_poll_cq_attr)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, pca_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec pca_spec = {
-	.name = "pyverbs.cq.PollCqAttr",
-	.basicsize = sizeof(struct poll_cq_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = pca_slots,
-};
+PV_DATA_SPEC(pca, "pyverbs.cq.PollCqAttr", struct poll_cq_attr,
+	     "PollCqAttr(*, comp_mask=0)\n--\n\n"
+	     "Attributes of CQEX.start_poll() (struct "
+	     "ibv_poll_cq_attr).",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, pca_init }, );
 
 struct wc_tm_info {
 	PyObject_HEAD
@@ -174,22 +151,11 @@ static int tmi_init(PyObject *obj, PyObject *args, PyObject *kw)
 									    -1;
 }
 
-static PyType_Slot tmi_slots[] = {
-	{ Py_tp_doc, "WcTmInfo()\n--\n\n"
-		     "Tag matching information of a completion (struct "
-		     "ibv_wc_tm_info)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, tmi_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec tmi_spec = {
-	.name = "pyverbs.cq.WcTmInfo",
-	.basicsize = sizeof(struct wc_tm_info),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = tmi_slots,
-};
+PV_DATA_SPEC(tmi, "pyverbs.cq.WcTmInfo", struct wc_tm_info,
+	     "WcTmInfo()\n--\n\n"
+	     "Tag matching information of a completion (struct "
+	     "ibv_wc_tm_info).",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, tmi_init }, );
 
 /* ------------------------------------------------------------------ */
 /* CQEX                                                                */
@@ -225,7 +191,7 @@ int pv_cqex_setup(PyObject *obj, PyObject *ctxo, PyObject *ia,
 	if (ia != Py_None) {
 		struct cq_init_attr_ex *cia = (struct cq_init_attr_ex *)ia;
 
-		if (!PyObject_TypeCheck(ia, cia_type)) {
+		if (!PyObject_TypeCheck(ia, pv.CqInitAttrEx)) {
 			PyErr_Format(PyExc_TypeError,
 				     "init_attr must be a CqInitAttrEx or "
 				     "None, not %.100s",
@@ -306,7 +272,7 @@ static PyObject *cqex_start_poll(PyObject *obj, PyObject *const *args,
 	    pv_cq_one_arg("start_poll", "attr", args, nargs, kwnames, &arg))
 		return NULL;
 	if (arg && arg != Py_None) {
-		if (!PyObject_TypeCheck(arg, pca_type)) {
+		if (!PyObject_TypeCheck(arg, pv.PollCqAttr)) {
 			PyErr_Format(PyExc_TypeError,
 				     "attr must be a PollCqAttr or None, not "
 				     "%.100s",
@@ -419,7 +385,7 @@ static PyObject *cqex_read_tm_info(PyObject *obj, PyObject *unused)
 				  NULL,
 			  "read_tm_info"))
 		return NULL;
-	info = (struct wc_tm_info *)tmi_type->tp_alloc(tmi_type, 0);
+	info = (struct wc_tm_info *)pv.WcTmInfo->tp_alloc(pv.WcTmInfo, 0);
 	if (info)
 		self->cq_ex->read_tm_info(self->cq_ex, &info->info);
 	return (PyObject *)info;
@@ -513,42 +479,28 @@ static PyGetSetDef cqex_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot cqex_slots[] = {
-	{ Py_tp_doc, "CQEX(context, init_attr)\n--\n\n"
-		     "An extended completion queue (ibv_create_cq_ex), polled "
-		     "with\nstart_poll() / poll_next() / end_poll() and the "
-		     "read_*() accessors." },
-	{ Py_tp_init, cqex_init },
-	{ Py_tp_methods, cqex_methods },
-	{ Py_tp_getset, cqex_getset },
-	{ Py_tp_repr, pv_cq_repr },
-	{ Py_tp_traverse, pv_cq_traverse },
-	{ Py_tp_clear, pv_cq_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec cqex_spec = {
-	.name = "pyverbs.cq.CQEX",
-	.basicsize = sizeof(struct pv_cq),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cqex_slots,
-};
+PV_GC_TYPE_SPEC(cqex, "pyverbs.cq.CQEX", struct pv_cq,
+		"CQEX(context, init_attr)\n--\n\n"
+		"An extended completion queue (ibv_create_cq_ex), polled "
+		"with\nstart_poll() / poll_next() / end_poll() and the "
+		"read_*() accessors.",
+		{ Py_tp_init, cqex_init }, { Py_tp_methods, cqex_methods },
+		{ Py_tp_getset, cqex_getset }, { Py_tp_repr, pv_cq_repr },
+		{ Py_tp_traverse, pv_cq_traverse },
+		{ Py_tp_clear, pv_cq_clear }, );
 
 int pv_cqex_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &cia_spec, pv.PyverbsObject, cia_fields,
-			     cia_oslots, NULL, &cia_type) ||
-	    pv_add_data_type(m, &pca_spec, pv.PyverbsObject, pca_fields, NULL,
-			     NULL, &pca_type) ||
-	    pv_add_data_type(m, &tmi_spec, pv.PyverbsObject, tmi_fields, NULL,
-			     NULL, &tmi_type) ||
-	    pv_add_type(m, &cqex_spec, pv.PyverbsCM, &pv.CQEX))
+	static const struct pv_type_def types[] = {
+		{ &cia_spec, &pv.PyverbsObject, &pv.CqInitAttrEx, cia_fields,
+		  cia_oslots },
+		{ &pca_spec, &pv.PyverbsObject, &pv.PollCqAttr, pca_fields },
+		{ &tmi_spec, &pv.PyverbsObject, &pv.WcTmInfo, tmi_fields },
+		{ &cqex_spec, &pv.PyverbsCM, &pv.CQEX },
+		{ NULL }
+	};
+
+	if (pv_add_types(m, types))
 		return -1;
 	return pv_obj_register_handle(pv.CQEX, offsetof(struct pv_cq, cq));
-}
-
-/* The CQEX type (for the providers' extended CQs). */
-PyTypeObject *pv_cqex_type(void)
-{
-	return pv.CQEX;
 }

@@ -326,21 +326,12 @@ static int qdx_input_init(PyObject *o, PyObject *args, PyObject *kw)
 		       -1;
 }
 
-static PyType_Slot qdx_input_slots[] = {
-	{ Py_tp_doc, "QueryDeviceExInput(comp_mask)\n--\n\n"
-		     "Input of Context.query_device_ex() "
-		     "(struct ibv_query_device_ex_input)." },
-	{ Py_tp_init, qdx_input_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec qdx_input_spec = {
-	.name = "pyverbs.device.QueryDeviceExInput",
-	.basicsize = sizeof(struct pv_query_device_ex_input),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = qdx_input_slots,
-};
+PV_DATA_SPEC(qdx_input, "pyverbs.device.QueryDeviceExInput",
+	     struct pv_query_device_ex_input,
+	     "QueryDeviceExInput(comp_mask)\n--\n\n"
+	     "Input of Context.query_device_ex() "
+	     "(struct ibv_query_device_ex_input).",
+	     { Py_tp_init, qdx_input_init }, );
 
 /* ------------------------------------------------------------------ */
 /* PortAttr                                                            */
@@ -414,23 +405,13 @@ static int gid_entry_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot gid_entry_slots[] = {
-	{ Py_tp_doc, "GIDEntry(subnet_prefix=0, interface_id=0, gid_index=0, "
-		     "port_num=0, gid_type=0, ndev_ifindex=0)\n--\n\n"
-		     "An entry of a GID table (struct ibv_gid_entry).  "
-		     "subnet_prefix and interface_id are the raw (network "
-		     "order) halves of the GID." },
-	{ Py_tp_init, gid_entry_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec gid_entry_spec = {
-	.name = "pyverbs.device.GIDEntry",
-	.basicsize = sizeof(struct pv_gid_entry),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = gid_entry_slots,
-};
+PV_DATA_SPEC(gid_entry, "pyverbs.device.GIDEntry", struct pv_gid_entry,
+	     "GIDEntry(subnet_prefix=0, interface_id=0, gid_index=0, "
+	     "port_num=0, gid_type=0, ndev_ifindex=0)\n--\n\n"
+	     "An entry of a GID table (struct ibv_gid_entry).  "
+	     "subnet_prefix and interface_id are the raw (network "
+	     "order) halves of the GID.",
+	     { Py_tp_init, gid_entry_init }, );
 
 PyObject *pv_gid_entry_new(const struct ibv_gid_entry *entry)
 {
@@ -529,24 +510,14 @@ static const PyGetSetDef async_event_extra[] = {
 
 PV_OSLOTS_GC(async_event, async_event_oslots)
 
-static PyType_Slot async_event_slots[] = {
-	{ Py_tp_doc, "AsyncEvent(event_type=0)\n--\n\n"
-		     "An asynchronous event of a device (struct "
-		     "ibv_async_event), as returned by "
-		     "Context.get_async_event()." },
-	{ Py_tp_init, async_event_init },
-	{ Py_tp_methods, async_event_methods },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(async_event),
-	{ 0, NULL }
-};
-
-static PyType_Spec async_event_spec = {
-	.name = "pyverbs.device.AsyncEvent",
-	.basicsize = sizeof(struct pv_async_event),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = async_event_slots,
-};
+PV_GC_TYPE_SPEC(async_event, "pyverbs.device.AsyncEvent", struct pv_async_event,
+		"AsyncEvent(event_type=0)\n--\n\n"
+		"An asynchronous event of a device (struct "
+		"ibv_async_event), as returned by "
+		"Context.get_async_event().",
+		{ Py_tp_init, async_event_init },
+		{ Py_tp_methods, async_event_methods },
+		PV_OSLOTS_GC_SLOTS(async_event), { Py_tp_getset, NULL }, );
 
 PyObject *pv_async_event_new(const struct ibv_async_event *ev,
 			     PyObject *element)
@@ -709,44 +680,39 @@ out:
 /* Registration                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Most types of this file are PyverbsObjects with integer fields only. */
-static int add_data_type(PyObject *m, PyType_Spec *spec,
-			 const struct pv_field *fields,
-			 const PyGetSetDef *extra, PyTypeObject **slot)
-{
-	return pv_add_data_type(m, spec, pv.PyverbsObject, fields, NULL, extra,
-				slot);
-}
-
 int pv_device_attr_init_types(PyObject *m)
 {
-	if (add_data_type(m, &device_attr_spec, device_attr_fields,
-			  device_attr_extra, &pv.DeviceAttr) ||
-	    add_data_type(m, &odp_caps_spec, odp_caps_fields, NULL,
-			  &pv.ODPCaps) ||
-	    add_data_type(m, &tso_caps_spec, tso_caps_fields, NULL,
-			  &pv.TSOCaps) ||
-	    add_data_type(m, &rss_caps_spec, rss_caps_fields, NULL,
-			  &pv.RSSCaps) ||
-	    add_data_type(m, &packet_pacing_caps_spec,
-			  packet_pacing_caps_fields, NULL,
-			  &pv.PacketPacingCaps) ||
-	    add_data_type(m, &tm_caps_spec, tm_caps_fields, NULL, &pv.TMCaps) ||
-	    add_data_type(m, &cq_mod_caps_spec, cq_mod_caps_fields, NULL,
-			  &pv.CQModerationCaps) ||
-	    add_data_type(m, &pci_atomic_caps_spec, pci_atomic_caps_fields,
-			  NULL, &pv.PCIAtomicCaps) ||
-	    add_data_type(m, &device_attr_ex_spec, device_attr_ex_fields,
-			  device_attr_ex_extra, &pv.DeviceAttrEx) ||
-	    add_data_type(m, &qdx_input_spec, qdx_input_fields, NULL,
-			  &pv.QueryDeviceExInput) ||
-	    add_data_type(m, &port_attr_spec, port_attr_fields, NULL,
-			  &pv.PortAttr) ||
-	    add_data_type(m, &gid_entry_spec, gid_entry_fields, NULL,
-			  &pv.GIDEntry) ||
-	    pv_add_data_type(m, &async_event_spec, pv.PyverbsObject,
-			     async_event_fields, async_event_oslots,
-			     async_event_extra, &pv.AsyncEvent))
+	static const struct pv_type_def types[] = {
+		{ &device_attr_spec, &pv.PyverbsObject, &pv.DeviceAttr,
+		  device_attr_fields, NULL, device_attr_extra },
+		{ &odp_caps_spec, &pv.PyverbsObject, &pv.ODPCaps,
+		  odp_caps_fields },
+		{ &tso_caps_spec, &pv.PyverbsObject, &pv.TSOCaps,
+		  tso_caps_fields },
+		{ &rss_caps_spec, &pv.PyverbsObject, &pv.RSSCaps,
+		  rss_caps_fields },
+		{ &packet_pacing_caps_spec, &pv.PyverbsObject,
+		  &pv.PacketPacingCaps, packet_pacing_caps_fields },
+		{ &tm_caps_spec, &pv.PyverbsObject, &pv.TMCaps,
+		  tm_caps_fields },
+		{ &cq_mod_caps_spec, &pv.PyverbsObject, &pv.CQModerationCaps,
+		  cq_mod_caps_fields },
+		{ &pci_atomic_caps_spec, &pv.PyverbsObject, &pv.PCIAtomicCaps,
+		  pci_atomic_caps_fields },
+		{ &device_attr_ex_spec, &pv.PyverbsObject, &pv.DeviceAttrEx,
+		  device_attr_ex_fields, NULL, device_attr_ex_extra },
+		{ &qdx_input_spec, &pv.PyverbsObject, &pv.QueryDeviceExInput,
+		  qdx_input_fields },
+		{ &port_attr_spec, &pv.PyverbsObject, &pv.PortAttr,
+		  port_attr_fields },
+		{ &gid_entry_spec, &pv.PyverbsObject, &pv.GIDEntry,
+		  gid_entry_fields },
+		{ &async_event_spec, &pv.PyverbsObject, &pv.AsyncEvent,
+		  async_event_fields, async_event_oslots, async_event_extra },
+		{ NULL }
+	};
+
+	if (pv_add_types(m, types))
 		return -1;
 	if (add_names(m, "_DEVICE_CAP_NAMES", device_cap_names) ||
 	    add_names(m, "_PORT_CAP_NAMES", port_cap_names) ||

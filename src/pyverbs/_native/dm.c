@@ -61,23 +61,12 @@ static int ada_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot ada_slots[] = {
-	{ Py_tp_doc, "AllocDmAttr(length, log_align_req=0, comp_mask=0)\n--\n\n"
-		     "How much device memory to allocate (struct "
-		     "ibv_alloc_dm_attr): length in bytes, log2 of the "
-		     "alignment required, and comp_mask (0: no extension)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, ada_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec ada_spec = {
-	.name = "pyverbs.device.AllocDmAttr",
-	.basicsize = sizeof(struct pv_alloc_dm_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = ada_slots,
-};
+PV_DATA_SPEC(ada, "pyverbs.device.AllocDmAttr", struct pv_alloc_dm_attr,
+	     "AllocDmAttr(length, log_align_req=0, comp_mask=0)\n--\n\n"
+	     "How much device memory to allocate (struct "
+	     "ibv_alloc_dm_attr): length in bytes, log2 of the "
+	     "alignment required, and comp_mask (0: no extension).",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, ada_init }, );
 
 /* ---- DM ---- */
 
@@ -337,6 +326,28 @@ static PyObject *dm_get_handle(PyObject *obj, void *closure)
 	return PyLong_FromUnsignedLong(self->dm->handle);
 }
 
+/* rdma-core 62: a dma-buf fd of the device memory (the caller closes it) */
+static PyObject *dm_export_dmabuf_fd(PyObject *obj, PyObject *unused)
+{
+	struct pv_dm *self = (struct pv_dm *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+#if HAVE_IBV_DM_EXPORT_DMABUF_FD
+	{
+		int fd = ibv_dm_export_dmabuf_fd(self->dm); /* -1, errno */
+
+		if (fd < 0)
+			return pv_raise_errno("ibv_dm_export_dmabuf_fd",
+					      "Failed to export dmabuf FD for "
+					      "DM");
+		return PyLong_FromLong(fd);
+	}
+#else
+	return pv_raise_needs("ibv_dm_export_dmabuf_fd", 62);
+#endif
+}
+
 static PyMethodDef dm_methods[] = {
 	{ "copy_to_dm", (PyCFunction)(void (*)(void))dm_copy_to_dm,
 	  METH_VARARGS | METH_KEYWORDS,
@@ -348,6 +359,11 @@ static PyMethodDef dm_methods[] = {
 	  "copy_from_dm($self, dm_offset, length)\n--\n\n"
 	  "The length bytes of device memory at dm_offset, as bytes "
 	  "(ibv_memcpy_from_dm)." },
+	{ "export_dmabuf_fd", dm_export_dmabuf_fd, METH_NOARGS,
+	  "export_dmabuf_fd($self, /)\n--\n\n"
+	  "A dma-buf file descriptor of the device memory "
+	  "(ibv_dm_export_dmabuf_fd, rdma-core 62), which the caller "
+	  "closes." },
 	{ "unimport", dm_unimport, METH_NOARGS,
 	  "unimport($self, /)\n--\n\n"
 	  "Release an imported DM without freeing it (ibv_unimport_dm)." },
@@ -358,25 +374,14 @@ static PyGetSetDef dm_getset[] = { { "handle", dm_get_handle, NULL,
 				     "The kernel handle of the DM.", NULL },
 				   { NULL } };
 
-static PyType_Slot dm_slots[] = {
-	{ Py_tp_doc, "DM(context, dm_attr=None, *, handle=None)\n--\n\n"
-		     "Device memory of the size dm_attr (an AllocDmAttr) asks "
-		     "for (ibv_alloc_dm), or with handle the DM of another "
-		     "process sharing the Context (ibv_import_dm).  Closing it "
-		     "closes its DMMRs first." },
-	{ Py_tp_init, dm_init },
-	{ Py_tp_methods, dm_methods },
-	{ Py_tp_getset, dm_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec dm_spec = {
-	.name = "pyverbs.device.DM",
-	.basicsize = sizeof(struct pv_dm),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dm_slots,
-};
+PV_GC_TYPE_SPEC(dm, "pyverbs.device.DM", struct pv_dm,
+		"DM(context, dm_attr=None, *, handle=None)\n--\n\n"
+		"Device memory of the size dm_attr (an AllocDmAttr) asks "
+		"for (ibv_alloc_dm), or with handle the DM of another "
+		"process sharing the Context (ibv_import_dm).  Closing it "
+		"closes its DMMRs first.",
+		{ Py_tp_init, dm_init }, { Py_tp_methods, dm_methods },
+		{ Py_tp_getset, dm_getset }, PV_CM_SLOTS, );
 
 /* ---- DMMR ---- */
 
@@ -506,31 +511,23 @@ static PyMethodDef dmmr_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot dmmr_slots[] = {
-	{ Py_tp_doc, "DMMR(pd, length, access, dm, offset)\n--\n\n"
-		     "An MR over [offset, offset + length) of a DM "
-		     "(ibv_reg_dm_mr; access usually includes "
-		     "IBV_ACCESS_ZERO_BASED: addresses start at 0).  A child "
-		     "of its PD and of its DM." },
-	{ Py_tp_init, dmmr_init },
-	{ Py_tp_methods, dmmr_methods },
-	{ 0, NULL }
-};
-
 /* No references of its own: GC support and its slots come from MR. */
-static PyType_Spec dmmr_spec = {
-	.name = "pyverbs.mr.DMMR",
-	.basicsize = sizeof(struct pv_mr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = dmmr_slots,
-};
+PV_TYPE_SPEC(dmmr, "pyverbs.mr.DMMR", struct pv_mr,
+	     "DMMR(pd, length, access, dm, offset)\n--\n\n"
+	     "An MR over [offset, offset + length) of a DM "
+	     "(ibv_reg_dm_mr; access usually includes "
+	     "IBV_ACCESS_ZERO_BASED: addresses start at 0).  A child "
+	     "of its PD and of its DM.",
+	     { Py_tp_init, dmmr_init }, { Py_tp_methods, dmmr_methods }, );
 
 int pv_dm_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &ada_spec, pv.PyverbsObject, ada_fields, NULL,
-			     NULL, &pv.AllocDmAttr) ||
-	    pv_add_type(m, &dm_spec, pv.PyverbsCM, &pv.DM) ||
-	    pv_add_type(m, &dmmr_spec, pv.MR, &pv.DMMR))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &ada_spec, &pv.PyverbsObject, &pv.AllocDmAttr, ada_fields },
+		{ &dm_spec, &pv.PyverbsCM, &pv.DM },
+		{ &dmmr_spec, &pv.MR, &pv.DMMR },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

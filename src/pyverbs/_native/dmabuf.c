@@ -446,26 +446,16 @@ static PyGetSetDef dmabuf_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot dmabuf_slots[] = {
-	{ Py_tp_doc,
-	  "DmaBuf(size, gpu=0, gtt=0)\n--\n\n"
-	  "A buffer of size bytes allocated on the DRM device "
-	  "/dev/dri/renderD<128 + gpu> and exported as a dma-buf (usually "
-	  "needs membership of the 'render' group).  gtt: allocate from GTT "
-	  "instead of VRAM (amdgpu).  Raises PyverbsRDMAError with the errno "
-	  "on failure (ENOENT: no such device)." },
-	{ Py_tp_init, dmabuf_init },
-	{ Py_tp_getset, dmabuf_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec dmabuf_spec = {
-	.name = "pyverbs.dmabuf.DmaBuf",
-	.basicsize = sizeof(struct pv_dmabuf),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dmabuf_slots,
-};
+PV_GC_TYPE_SPEC(
+	dmabuf, "pyverbs.dmabuf.DmaBuf", struct pv_dmabuf,
+	"DmaBuf(size, gpu=0, gtt=0)\n--\n\n"
+	"A buffer of size bytes allocated on the DRM device "
+	"/dev/dri/renderD<128 + gpu> and exported as a dma-buf (usually "
+	"needs membership of the 'render' group).  gtt: allocate from GTT "
+	"instead of VRAM (amdgpu).  Raises PyverbsRDMAError with the errno "
+	"on failure (ENOENT: no such device).",
+	{ Py_tp_init, dmabuf_init }, { Py_tp_getset, dmabuf_getset },
+	PV_CM_SLOTS, );
 
 /* ---- DmaBufMR ---- */
 
@@ -663,32 +653,27 @@ static void dmabuf_mr_dealloc(PyObject *obj)
 	pv_obj_dealloc(obj);
 }
 
-static PyType_Slot dmabuf_mr_slots[] = {
-	{ Py_tp_doc,
-	  "DmaBufMR(pd, length, access, dmabuf=None, offset=0, gpu=0, "
-	  "gtt=0)\n--\n\n"
-	  "An MR over [offset, offset + length) of a dma-buf "
-	  "(ibv_reg_dmabuf_mr, iova = offset).  dmabuf: a DmaBuf, a dma-buf "
-	  "file descriptor, or None to allocate a DmaBuf(length + offset, gpu, "
-	  "gtt) that lives as long as the MR.  read()/write() go through a "
-	  "CPU mapping of the DmaBuf." },
-	{ Py_tp_init, dmabuf_mr_init },
-	{ Py_tp_getset, dmabuf_mr_getset },
+PV_GC_TYPE_SPEC(
+	dmabuf_mr, "pyverbs.mr.DmaBufMR", struct pv_dmabuf_mr,
+	"DmaBufMR(pd, length, access, dmabuf=None, offset=0, gpu=0, "
+	"gtt=0)\n--\n\n"
+	"An MR over [offset, offset + length) of a dma-buf "
+	"(ibv_reg_dmabuf_mr, iova = offset).  dmabuf: a DmaBuf, a dma-buf "
+	"file descriptor, or None to allocate a DmaBuf(length + offset, gpu, "
+	"gtt) that lives as long as the MR.  read()/write() go through a "
+	"CPU mapping of the DmaBuf.",
+	{ Py_tp_init, dmabuf_mr_init }, { Py_tp_getset, dmabuf_mr_getset },
 	{ Py_tp_traverse, dmabuf_mr_traverse },
 	{ Py_tp_clear, dmabuf_mr_clear },
-	{ Py_tp_dealloc, dmabuf_mr_dealloc },
-	{ 0, NULL }
-};
-
-static PyType_Spec dmabuf_mr_spec = {
-	.name = "pyverbs.mr.DmaBufMR",
-	.basicsize = sizeof(struct pv_dmabuf_mr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = dmabuf_mr_slots,
-};
+	{ Py_tp_dealloc, dmabuf_mr_dealloc }, );
 
 int pv_dmabuf_init_types(PyObject *m)
 {
-	return pv_add_type(m, &dmabuf_spec, pv.PyverbsCM, &pv.DmaBuf) ||
-	       pv_add_type(m, &dmabuf_mr_spec, pv.MR, &pv.DmaBufMR);
+	static const struct pv_type_def types[] = {
+		{ &dmabuf_spec, &pv.PyverbsCM, &pv.DmaBuf },
+		{ &dmabuf_mr_spec, &pv.MR, &pv.DmaBufMR },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

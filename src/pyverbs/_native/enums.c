@@ -14,7 +14,10 @@
  * module globals.  Only header names are compiled in, so mlx5dv/efadv need
  * no provider library.  rdma_cma.h comes with librdmacm, which a build may
  * lack: the table records the values of its names (PV_FIXED), which a build
- * without it uses and a build with it checks against the header.
+ * without it uses and a build with it checks against the header.  Names
+ * newer than rdma-core 44 (PV_NEWER) work the same way, name by name:
+ * every build has the recorded value, and where meson found the name in the
+ * header (HAVE_<name>) the header's value is checked against it.
  */
 #include "init.h"
 
@@ -85,6 +88,7 @@ struct enum_row {
 #else
 #define PV_FIXED(n, e, v) ENUM_ROW(#n, v)
 #endif
+#define PV_NEWER(n, e, v, r) ENUM_ROW(#n, v)
 
 static const struct enum_row enum_rows[] = {
 #include "enums_gen.h"
@@ -95,24 +99,42 @@ static const struct enum_row enum_rows[] = {
 #undef PV_VAL
 #undef PV_MACRO
 #undef PV_FIXED
+#undef PV_NEWER
 #undef ENUM_ROW
 
-#if PV_HAVE_RDMACM
-/* The values the table records for a build without rdma_cma.h are the
- * header's (they are ABI: a difference is a table to regenerate). */
+/*
+ * The recorded values are checked against the header wherever it has the
+ * name; they are ABI, so a difference is a table to regenerate.
+ *
+ * rdma_cma.h's names (PV_FIXED): in a build with librdmacm.
+ *
+ * A name newer than rdma-core 44 (PV_NEWER): where meson found it.
+ * ENUM_PICK(HAVE_<e>, e, v) is e there and v (trivially equal) elsewhere,
+ * where e may be undeclared.  HAVE_##e is pasted before e could expand (e
+ * may be a macro, as IBV_DEVICE_CC_DMA_BOUNCE is); the two steps let
+ * HAVE_<e> expand to its 0 or 1 before the second paste.
+ *
+ * This is the table's last use here: its macros are left defined.
+ */
+#define ENUM_PICK_0(e, v) (v)
+#define ENUM_PICK_1(e, v) (e)
+#define ENUM_PICK_(have, e, v) ENUM_PICK_##have(e, v)
+#define ENUM_PICK(have, e, v) ENUM_PICK_(have, e, v)
 #define PV_ENUM(g, n)
 #define PV_ANON(g)
 #define PV_VAL(n)
 #define PV_MACRO(n, e)
+#if PV_HAVE_RDMACM
 #define PV_FIXED(n, e, v) \
 	_Static_assert((e) == (v), #n " differs from the recorded value");
-#include "enums_gen.h"
-#undef PV_ENUM
-#undef PV_ANON
-#undef PV_VAL
-#undef PV_MACRO
-#undef PV_FIXED
+#else
+#define PV_FIXED(n, e, v)
 #endif
+#define PV_NEWER(n, e, v, r)                                       \
+	_Static_assert(ENUM_PICK(HAVE_##e, e, v) == (v),           \
+		       #e " of the header differs from the value " \
+			  "recorded (rdma-core " #r ")");
+#include "enums_gen.h"
 
 static PyObject *enum_row_value(const struct enum_row *r)
 {

@@ -3,7 +3,9 @@
  * FdArr (pyverbs.device): an array of file descriptors, struct ibv_fd_arr
  * (rdma-core 57: mlx5dv_context_attr's fds).  Plain data: the fds are kept
  * in the object, whichever rdma-core it is built against; where the struct
- * exists pv_fd_arr_get() fills one for a C call.
+ * exists pv_fd_arr_get() fills one for a C call, which copies it (nothing
+ * keeps a pointer into the object: close() frees the array at once, and a
+ * closed FdArr is an empty one).
  */
 #include "fd_arr.h"
 #include "errors.h"
@@ -11,6 +13,7 @@
 #include "init.h"
 #include "state.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct pv_fd_arr {
@@ -91,22 +94,30 @@ static int fda_set(struct pv_fd_arr *self, PyObject *seq, uint32_t count)
 static int fda_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "arr", "count", NULL };
-	PyObject *arr;
-	uint32_t count;
+	PyObject *arr = NULL, *empty = NULL;
+	uint32_t count = 0;
+	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&:FdArr", kwlist, &arr,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO&:FdArr", kwlist, &arr,
 					 pv_conv_u32, &count))
 		return -1;
-	return fda_set((struct pv_fd_arr *)obj, arr, count);
+	if (!arr) {
+		arr = empty = PyList_New(0);
+		if (!arr)
+			return -1;
+	}
+	rc = fda_set((struct pv_fd_arr *)obj, arr, count);
+	Py_XDECREF(empty);
+	return rc;
 }
 
-static PyObject *fda_get_arr(PyObject *obj, void *closure)
+/* The first n fds, as a list. */
+static PyObject *fda_list(struct pv_fd_arr *self, uint32_t n)
 {
-	struct pv_fd_arr *self = (struct pv_fd_arr *)obj;
-	PyObject *l = PyList_New(self->n);
+	PyObject *l = PyList_New(n);
 	uint32_t i;
 
-	for (i = 0; l && i < self->n; i++) {
+	for (i = 0; l && i < n; i++) {
 		PyObject *v = PyLong_FromLong(self->arr[i]);
 
 		if (!v) {
@@ -116,6 +127,11 @@ static PyObject *fda_get_arr(PyObject *obj, void *closure)
 		PyList_SET_ITEM(l, i, v);
 	}
 	return l;
+}
+
+static PyObject *fda_get_arr(PyObject *obj, void *closure)
+{
+	return fda_list((struct pv_fd_arr *)obj, ((struct pv_fd_arr *)obj)->n);
 }
 
 static int fda_set_arr(PyObject *obj, PyObject *v, void *closure)
@@ -164,6 +180,60 @@ static PyObject *fda_repr(PyObject *obj)
 	return r;
 }
 
+/*
+ * Upstream's layout (rdma-core 57), the fds passed: the first count.  (Its
+ * own __str__ raises TypeError, formatting a list with a width.)
+ */
+static PyObject *fda_str(PyObject *obj)
+{
+	struct pv_fd_arr *self = (struct pv_fd_arr *)obj;
+	PyObject *l = fda_list(self, self->count), *rep, *r = NULL;
+	const char *s;
+	char *buf;
+	size_t size;
+
+	if (!l)
+		return NULL;
+	rep = PyObject_Str(l);
+	Py_DECREF(l);
+	s = rep ? PyUnicode_AsUTF8(rep) : NULL;
+	if (!s)
+		goto out;
+	size = strlen(s) + 128;
+	buf = PyMem_Malloc(size);
+	if (!buf) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	snprintf(buf, size, "%-20s: %-20u\n%-20s: %-20s\n",
+		 "Number of fd in arr", self->count, "FDs in arr", s);
+	r = PyUnicode_FromString(buf);
+	PyMem_Free(buf);
+out:
+	Py_XDECREF(rep);
+	return r;
+}
+
+/* close(): free the array now; the FdArr is then empty (idempotent). */
+static PyObject *fda_close(PyObject *obj, PyObject *unused)
+{
+	struct pv_fd_arr *self = (struct pv_fd_arr *)obj;
+
+	PyMem_Free(self->arr);
+	self->arr = NULL;
+	self->n = 0;
+	self->count = 0;
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef fda_methods[] = {
+	{ "close", fda_close, METH_NOARGS,
+	  "close($self, /)\n--\n\n"
+	  "Free the array: the FdArr is empty from then on (arr [], count "
+	  "0); closing again does nothing." },
+	{ NULL }
+};
+
 static void fda_dealloc(PyObject *obj)
 {
 	PyTypeObject *tp = Py_TYPE(obj);
@@ -190,24 +260,14 @@ int pv_fd_arr_get(PyObject *o, struct ibv_fd_arr *out)
 }
 #endif
 
-static PyType_Slot fda_slots[] = {
-	{ Py_tp_doc, "FdArr(arr, count)\n--\n\n"
-		     "An array of file descriptors (struct ibv_fd_arr): arr, a "
-		     "sequence of ints, of which the first count are passed." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, fda_init },
-	{ Py_tp_getset, fda_getset },
-	{ Py_tp_repr, fda_repr },
-	{ Py_tp_dealloc, fda_dealloc },
-	{ 0, NULL }
-};
-
-static PyType_Spec fda_spec = {
-	.name = "pyverbs.device.FdArr",
-	.basicsize = sizeof(struct pv_fd_arr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = fda_slots,
-};
+PV_TYPE_SPEC(fda, "pyverbs.device.FdArr", struct pv_fd_arr,
+	     "FdArr(arr=[], count=0)\n--\n\n"
+	     "An array of file descriptors (struct ibv_fd_arr): arr, a "
+	     "sequence of ints, of which the first count are passed.",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, fda_init },
+	     { Py_tp_getset, fda_getset }, { Py_tp_methods, fda_methods },
+	     { Py_tp_repr, fda_repr }, { Py_tp_str, fda_str },
+	     { Py_tp_dealloc, fda_dealloc }, );
 
 int pv_fd_arr_init_types(PyObject *m)
 {

@@ -345,6 +345,25 @@ int pv_add_data_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 	return pv_add_type(m, spec, base, slot);
 }
 
+int pv_add_types(PyObject *m, const struct pv_type_def *defs)
+{
+	const struct pv_type_def *d;
+
+	for (d = defs; d->spec; d++) {
+		PyTypeObject *base = d->base ? *d->base : NULL;
+		int rc;
+
+		if (d->fields || d->oslots || d->extra)
+			rc = pv_add_data_type(m, d->spec, base, d->fields,
+					      d->oslots, d->extra, d->slot);
+		else
+			rc = pv_add_type(m, d->spec, base, d->slot);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw))) {
@@ -379,4 +398,34 @@ int pv_positive_i64(PyObject *v, const char *what, const char *err,
 	}
 	*out = x;
 	return 0;
+}
+
+/* field.h */
+PyObject *pv_rows_str(PyObject *self, const char *title,
+		      const char *const *names)
+{
+	PyObject *out = PyUnicode_FromString(title), *spec, *v, *cell, *row;
+	char head[64];
+
+	spec = PyUnicode_FromString("<20");
+	for (; out && spec && *names; names++) {
+		/* interned: the type's attribute cache keeps the name */
+		PyObject *name = PyUnicode_InternFromString(*names);
+
+		v = name ? PyObject_GetAttr(self, name) : NULL;
+		Py_XDECREF(name);
+		cell = v ? PyObject_Format(v, spec) : NULL;
+		Py_XDECREF(v);
+		snprintf(head, sizeof(head), "%-22s: ", *names);
+		row = cell ? PyUnicode_FromFormat("%s%U\n", head, cell) : NULL;
+		Py_XDECREF(cell);
+		if (!row)
+			Py_CLEAR(out);
+		else
+			PyUnicode_AppendAndDel(&out, row);
+	}
+	Py_XDECREF(spec);
+	if (!spec)
+		Py_CLEAR(out);
+	return out;
 }

@@ -49,9 +49,12 @@ struct pv_field {
 #define PV_FIELD_END { NULL, 0, 0, 0, NULL }
 
 /*
- * The slots and spec (var_slots, var_spec) of a subclassable type (struct
- * st; Python name pyname, dotted): the doc, then the slots given as the
- * trailing arguments, each followed by a comma ({ Py_tp_init, fn }, ...).
+ * The one way to write a type spec: the slots and spec (var_slots,
+ * var_spec) of a type (struct st; Python name pyname, dotted): the doc,
+ * then the slots given as the trailing arguments, each followed by a
+ * comma ({ Py_tp_init, fn }, ...).  PV_TYPE_SPEC_FLAGS takes the flags
+ * beside Py_TPFLAGS_DEFAULT: Py_TPFLAGS_HAVE_GC alone makes a type Python
+ * cannot subclass (a hidden helper type).
  */
 #define PV_TYPE_SPEC_FLAGS(var, pyname, st, flags_, doc_, ...)              \
 	static PyType_Slot var##_slots[] = { { Py_tp_doc, (void *)(doc_) }, \
@@ -59,19 +62,27 @@ struct pv_field {
 	static PyType_Spec var##_spec = {                                   \
 		.name = pyname,                                             \
 		.basicsize = sizeof(st),                                    \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | flags_, \
+		.flags = Py_TPFLAGS_DEFAULT | (flags_),                     \
 		.slots = var##_slots,                                       \
 	}
-#define PV_TYPE_SPEC(var, pyname, st, doc_, ...) \
-	PV_TYPE_SPEC_FLAGS(var, pyname, st, 0, doc_, __VA_ARGS__)
+/* A subclassable type. */
+#define PV_TYPE_SPEC(var, pyname, st, doc_, ...)                       \
+	PV_TYPE_SPEC_FLAGS(var, pyname, st, Py_TPFLAGS_BASETYPE, doc_, \
+			   __VA_ARGS__)
 /* The same for a type with Py_TPFLAGS_HAVE_GC (give its GC slots). */
-#define PV_GC_TYPE_SPEC(var, pyname, st, doc_, ...)                   \
-	PV_TYPE_SPEC_FLAGS(var, pyname, st, Py_TPFLAGS_HAVE_GC, doc_, \
+#define PV_GC_TYPE_SPEC(var, pyname, st, doc_, ...)                        \
+	PV_TYPE_SPEC_FLAGS(var, pyname, st,                                \
+			   Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, doc_, \
 			   __VA_ARGS__)
 /* The same for a plain-data type (no PyObject members) whose attributes
  * come from a field table: pv_add_data_type() fills its Py_tp_getset. */
 #define PV_DATA_SPEC(var, pyname, st, doc_, ...) \
 	PV_TYPE_SPEC(var, pyname, st, doc_, __VA_ARGS__{ Py_tp_getset, NULL }, )
+/* The str() of an object in upstream's layout: title, then one line per
+ * attribute of names (NULL-terminated), '{:22}: {:<20}\n' of the name and
+ * the attribute's value.  A new str, or NULL with the exception. */
+PyObject *pv_rows_str(PyObject *self, const char *title,
+		      const char *const *names);
 /* __init__ of the attribute classes that take no argument (TypeError
  * "X() takes no arguments" otherwise). */
 int pv_noargs_init(PyObject *obj, PyObject *args, PyObject *kw);
@@ -195,6 +206,31 @@ int pv_add_data_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 		     const struct pv_field *fields,
 		     const struct pv_oslot *oslots, const PyGetSetDef *extra,
 		     PyTypeObject **slot);
+/*
+ * One type of a file's table, for pv_add_types(): its spec, the type
+ * pointer of its base (&pv.PyverbsObject, ...; NULL: object), where the
+ * type goes (&pv.X, &pv_mlx5.X) and, for a plain-data type
+ * (pv_add_data_type()), what its attributes are made of.  A file lists its
+ * types in order, bases first, ending with { NULL }:
+ *
+ *	static const struct pv_type_def types[] = {
+ *		{ &cap_spec, &pv.PyverbsObject, &pv.QPCap, cap_fields },
+ *		{ &qp_spec, &pv.PyverbsCM, &pv.QP },
+ *		{ NULL }
+ *	};
+ */
+struct pv_type_def {
+	PyType_Spec *spec;
+	PyTypeObject **base;
+	PyTypeObject **slot;
+	const struct pv_field *fields;
+	const struct pv_oslot *oslots;
+	const PyGetSetDef *extra;
+};
+/* Add the types of defs, in order: pv_add_data_type() for those with
+ * attributes, pv_add_type() for the others.  0, or -1 at the first failure
+ * (with an exception set). */
+int pv_add_types(PyObject *m, const struct pv_type_def *defs);
 
 /*
  * Strict integer conversion: value must be an int (or have __index__; bool

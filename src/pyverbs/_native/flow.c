@@ -82,27 +82,17 @@ static int fa_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot fa_slots[] = {
-	{ Py_tp_doc, "FlowAttr(num_of_specs=0, flow_type=0, "
-		     "priority=0, port=1, flags=0)\n--\n\n"
-		     "Defaults: flow_type=IBV_FLOW_ATTR_NORMAL.\n"
-		     "How to create a steering flow (struct ibv_flow_attr): "
-		     "its type, priority, port and flags, and the specs to "
-		     "match (specs, a list; num_of_specs must equal its "
-		     "length when the Flow is created)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, fa_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	PV_OSLOTS_GC_SLOTS(fa),
-	{ 0, NULL }
-};
-
-static PyType_Spec fa_spec = {
-	.name = "pyverbs.flow.FlowAttr",
-	.basicsize = sizeof(struct pv_flow_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = fa_slots,
-};
+PV_GC_TYPE_SPEC(fa, "pyverbs.flow.FlowAttr", struct pv_flow_attr,
+		"FlowAttr(num_of_specs=0, flow_type=0, "
+		"priority=0, port=1, flags=0)\n--\n\n"
+		"Defaults: flow_type=IBV_FLOW_ATTR_NORMAL.\n"
+		"How to create a steering flow (struct ibv_flow_attr): "
+		"its type, priority, port and flags, and the specs to "
+		"match (specs, a list; num_of_specs must equal its "
+		"length when the Flow is created).",
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, fa_init },
+		PV_OSLOTS_GC_SLOTS(fa), { Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 /* ---- Flow ---- */
 
@@ -216,23 +206,13 @@ static PyGetSetDef flow_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot flow_slots[] = {
-	{ Py_tp_doc, "Flow(qp, flow_attr)\n--\n\n"
-		     "A steering flow (ibv_create_flow): packets matching the "
-		     "specs of flow_attr are delivered to qp.  Closing the QP "
-		     "closes its flows first." },
-	{ Py_tp_init, flow_init },
-	{ Py_tp_getset, flow_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec flow_spec = {
-	.name = "pyverbs.flow.Flow",
-	.basicsize = sizeof(struct pv_flow),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = flow_slots,
-};
+PV_GC_TYPE_SPEC(flow, "pyverbs.flow.Flow", struct pv_flow,
+		"Flow(qp, flow_attr)\n--\n\n"
+		"A steering flow (ibv_create_flow): packets matching the "
+		"specs of flow_attr are delivered to qp.  Closing the QP "
+		"closes its flows first.",
+		{ Py_tp_init, flow_init }, { Py_tp_getset, flow_getset },
+		PV_CM_SLOTS, );
 
 /* ---- FlowAction ---- */
 
@@ -245,28 +225,21 @@ static int fact_init(PyObject *obj, PyObject *args, PyObject *kw)
 		       -1;
 }
 
-static PyType_Slot fact_slots[] = {
-	{ Py_tp_doc, "FlowAction()\n--\n\n"
-		     "Base class of the flow actions of the providers "
-		     "(struct ibv_flow_action); it owns none itself." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, fact_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec fact_spec = {
-	.name = "pyverbs.flow.FlowAction",
-	.basicsize = sizeof(struct pv_flow_action),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = fact_slots,
-};
+PV_TYPE_SPEC(fact, "pyverbs.flow.FlowAction", struct pv_flow_action,
+	     "FlowAction()\n--\n\n"
+	     "Base class of the flow actions of the providers "
+	     "(struct ibv_flow_action); it owns none itself.",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, fact_init }, );
 
 int pv_flow_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &fa_spec, pv.PyverbsObject, fa_fields,
-			     fa_oslots, NULL, &pv.FlowAttr) ||
-	    pv_add_type(m, &flow_spec, pv.PyverbsCM, &pv.Flow) ||
-	    pv_add_type(m, &fact_spec, pv.PyverbsObject, &pv.FlowAction))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &fa_spec, &pv.PyverbsObject, &pv.FlowAttr, fa_fields,
+		  fa_oslots },
+		{ &flow_spec, &pv.PyverbsCM, &pv.Flow },
+		{ &fact_spec, &pv.PyverbsObject, &pv.FlowAction },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

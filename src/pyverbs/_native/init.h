@@ -22,6 +22,10 @@ int pv_parent_domain_init_types(PyObject *m); /* after pd */
 int pv_xrcd_init_types(PyObject *m);
 int pv_mr_init_types(PyObject *m);
 int pv_mw_init_types(PyObject *m);
+int pv_dmah_init_types(PyObject *m);
+int pv_buf_init_types(PyObject *m);   /* after pv_mr_init_types */
+int pv_mr_ex_init_types(PyObject *m); /* after mr, buf, dmah */
+int pv_comp_cntr_init_types(PyObject *m);
 int pv_dmabuf_init_types(PyObject *m); /* after pv_mr_init_types */
 int pv_dm_init_types(PyObject *m);     /* after pv_mr_init_types */
 int pv_fd_arr_init_types(PyObject *m);
@@ -33,6 +37,7 @@ int pv_recv_wr_init_types(PyObject *m);
 int pv_send_wr_init_types(PyObject *m);
 int pv_srq_init_types(PyObject *m); /* after cq, xrcd and wr */
 int pv_qp_attr_init_types(PyObject *m);
+int pv_qp_rate_limit_init_types(PyObject *m);
 int pv_qp_init_types(PyObject *m);
 int pv_qpex_init_types(PyObject *m);
 int pv_spec_init_types(PyObject *m);

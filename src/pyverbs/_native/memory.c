@@ -8,13 +8,16 @@
  *     unreadable or read-only range raises PyverbsUserError instead of
  *     killing the interpreter.
  *   - the functions of pyverbs.mem_alloc (upstream's raw helpers: malloc,
- *     posix_memalign, free, mmap, munmap, read, write, read32, read64,
- *     writebe32, writebe64), built on those copies.  What they allocate or
- *     map is remembered, so that free() and munmap() refuse an address
- *     they did not hand out (which would corrupt the C heap or unmap
- *     Python's own memory) and a second free() of the same block.  A fixed
- *     mmap() never replaces an existing mapping (MAP_FIXED is sent as
- *     MAP_FIXED_NOREPLACE).
+ *     posix_memalign, free, mmap, munmap, madvise, read, write, read32,
+ *     read64, writebe32, writebe64), built on those copies.  What they
+ *     allocate or map is remembered, so that free() and munmap() refuse an
+ *     address they did not hand out (which would corrupt the C heap or
+ *     unmap Python's own memory) and a second free() of the same block.  A
+ *     fixed mmap() never replaces an existing mapping (MAP_FIXED is sent as
+ *     MAP_FIXED_NOREPLACE).  madvise() takes only whole pages of that
+ *     memory or of an MR's own buffer (pv_mem_own()): MADV_DONTNEED and
+ *     its kin empty the pages they are given, which anywhere else could be
+ *     the interpreter's heap.
  *
  *   - the functions of pyverbs.dma_util: the user-space DMA barriers and
  *     single-store big-endian MMIO writes (doorbells), which check that the
@@ -141,9 +144,15 @@ int pv_write_mem(uint64_t addr, const void *src, size_t len)
 /* What mem_alloc handed out                                           */
 /* ------------------------------------------------------------------ */
 
-enum { MEM_HEAP, MEM_MAP };
+/*
+ * MEM_HEAP: malloc()/posix_memalign() of mem_alloc; MEM_MAP: its mmap()
+ * (the kernel maps whole pages); MEM_OWNED: a buffer pyverbs allocated in
+ * whole pages for an object of its own (an MR's memory), which mem_alloc's
+ * free()/munmap() do not take.
+ */
+enum { MEM_HEAP, MEM_MAP, MEM_OWNED };
 
-/* address (int) -> (MEM_HEAP or MEM_MAP, length) */
+/* address (int) -> (MEM_HEAP, MEM_MAP or MEM_OWNED, length) */
 static PyObject *mem_blocks;
 
 static int mem_remember(void *p, int kind, size_t len)
@@ -200,6 +209,62 @@ static int mem_forget(uint64_t addr)
 	rc = PyDict_DelItem(mem_blocks, key);
 	Py_DECREF(key);
 	return rc;
+}
+
+int pv_mem_own(void *p, size_t len)
+{
+	return mem_remember(p, MEM_OWNED, len);
+}
+
+void pv_mem_disown(void *p)
+{
+	PyObject *key, *et, *ev, *tb;
+
+	if (!mem_blocks)
+		return;
+	PyErr_Fetch(&et, &ev, &tb); /* may run in a deallocator */
+	key = PyLong_FromVoidPtr(p);
+	if (!key || PyDict_DelItem(mem_blocks, key))
+		PyErr_Clear();
+	Py_XDECREF(key);
+	PyErr_Restore(et, ev, tb);
+}
+
+/*
+ * 1 if every page that [addr, addr + len) touches lies in one remembered
+ * block (for a heap block, inside its bytes; the others span whole pages);
+ * 0 with PyverbsUserError if not, -1 on another error.
+ */
+static int mem_owns_pages(uint64_t addr, size_t len, const char *fn)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), start, end;
+	PyObject *key, *val;
+	Py_ssize_t pos = 0;
+	char a[MEM_ADDR_LEN];
+
+	start = addr & ~(pg - 1);
+	end = len > UINT64_MAX - addr - (pg - 1) ?
+		      0 :
+		      (addr + len + pg - 1) & ~(pg - 1);
+	while (end && PyDict_Next(mem_blocks, &pos, &key, &val)) {
+		uint64_t b = PyLong_AsUnsignedLongLong(key), bend;
+		long kind = PyLong_AsLong(PyTuple_GET_ITEM(val, 0));
+		Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(val, 1));
+
+		if (PyErr_Occurred())
+			return -1;
+		bend = b + (uint64_t)n;
+		if (kind == MEM_MAP)
+			bend = (bend + pg - 1) & ~(pg - 1);
+		if (start >= b && end <= bend)
+			return 1;
+	}
+	pv_raise_user("%s(): the pages of %s (+%zu bytes) are not all in "
+		      "memory that pyverbs allocated (mem_alloc.mmap(), "
+		      "mem_alloc.malloc()/posix_memalign() or an MR's own "
+		      "buffer)",
+		      fn, mem_addr(a, addr), len);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -360,6 +425,25 @@ static PyObject *mem_munmap(PyObject *m, PyObject *args, PyObject *kw)
 	Py_RETURN_NONE;
 }
 
+static PyObject *mem_madvise(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", "flags", NULL };
+	uint64_t addr;
+	size_t length;
+	int advice = MADV_DONTNEED;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&:madvise", kwlist,
+					 pv_conv_u64, &addr, pv_conv_size,
+					 &length, pv_conv_int, &advice))
+		return NULL;
+	/* (with the GIL held: no thread frees the block meanwhile) */
+	if (length && mem_owns_pages(addr, length, "madvise") <= 0)
+		return NULL;
+	if (madvise((void *)(uintptr_t)addr, length, advice))
+		return pv_raise_errno("madvise", "Failed to madvise memory");
+	Py_RETURN_NONE;
+}
+
 static PyObject *mem_read(PyObject *m, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "addr", "length", "offset", NULL };
@@ -508,6 +592,13 @@ static PyMethodDef mem_functions[] = {
 	MEM_FN(munmap, "(addr, length)",
 	       "Unmap a whole mapping that mmap() returned (with the same "
 	       "length); other addresses raise PyverbsUserError."),
+	MEM_FN(madvise, "(addr, length, flags=MADV_DONTNEED_)",
+	       "madvise(2): advise the kernel about the pages of addr "
+	       "(page aligned) + length; MADV_DONTNEED_ (the default) empties "
+	       "them.  They must be memory that pyverbs allocated (mmap(), "
+	       "malloc()/posix_memalign() of this module, or an MR's own "
+	       "buffer), else PyverbsUserError; the kernel's refusal raises "
+	       "PyverbsRDMAError."),
 	MEM_FN(read, "(addr, length, offset=0)",
 	       "The length bytes at addr + offset, as bytes.  An unreadable "
 	       "range raises PyverbsUserError."),
@@ -677,11 +768,26 @@ static const struct {
 	const char *name;
 	long value;
 } mem_mman[] = {
-	MMAN(PROT_EXEC),     MMAN(PROT_READ),	  MMAN(PROT_WRITE),
-	MMAN(PROT_NONE),     MMAN(MAP_PRIVATE),	  MMAN(MAP_SHARED),
-	MMAN(MAP_FIXED),     MMAN(MAP_ANONYMOUS), MMAN(MAP_STACK),
-	MMAN(MAP_LOCKED),    MMAN(MAP_HUGETLB),	  MMAN(MAP_POPULATE),
-	MMAN(MAP_NORESERVE), MMAN(MAP_GROWSDOWN),
+	MMAN(PROT_EXEC),
+	MMAN(PROT_READ),
+	MMAN(PROT_WRITE),
+	MMAN(PROT_NONE),
+	MMAN(MAP_PRIVATE),
+	MMAN(MAP_SHARED),
+	MMAN(MAP_FIXED),
+	MMAN(MAP_ANONYMOUS),
+	MMAN(MAP_STACK),
+	MMAN(MAP_LOCKED),
+	MMAN(MAP_HUGETLB),
+	MMAN(MAP_POPULATE),
+	MMAN(MAP_NORESERVE),
+	MMAN(MAP_GROWSDOWN),
+	/* madvise()'s advice (pyverbs-c's; upstream has none of these) */
+	MMAN(MADV_NORMAL),
+	MMAN(MADV_RANDOM),
+	MMAN(MADV_SEQUENTIAL),
+	MMAN(MADV_WILLNEED),
+	MMAN(MADV_DONTNEED),
 };
 
 /*

@@ -17,6 +17,7 @@
  * released, so a view never points at freed memory.
  */
 #include "mr.h"
+#include "memory.h"
 #include "errors.h"
 #include "field.h"
 #include "init.h"
@@ -40,6 +41,7 @@ static void mr_release_memory(struct pv_mr *self)
 	if (self->exports)
 		return; /* the last view's release comes back here */
 	if (self->own_buf) {
+		pv_mem_disown(self->own_buf);
 		if (self->own_mmap)
 			munmap(self->own_buf, self->own_len);
 		else
@@ -77,7 +79,7 @@ int pv_mr_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static int mr_alloc(struct pv_mr *self, size_t length, int huge)
+int pv_mr_alloc(struct pv_mr *self, size_t length, int huge)
 {
 	void *p;
 
@@ -95,13 +97,25 @@ static int mr_alloc(struct pv_mr *self, size_t length, int huge)
 		self->own_mmap = 1;
 		self->own_len = len;
 	} else {
-		if (posix_memalign(&p, sysconf(_SC_PAGESIZE), length)) {
+		/* whole pages: madvise() may take them (nothing else there) */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t len = (length + page - 1) & ~(page - 1);
+
+		if (length > SIZE_MAX - page || posix_memalign(&p, page, len)) {
 			pv_raise_error("Failed to allocate MR buffer of size %zu",
 				       length);
 			return -1;
 		}
-		memset(p, 0, length);
-		self->own_len = length;
+		memset(p, 0, len);
+		self->own_len = len;
+	}
+	if (pv_mem_own(p, self->own_len)) {
+		if (self->own_mmap)
+			munmap(p, self->own_len);
+		else
+			free(p);
+		self->own_mmap = 0;
+		return -1;
 	}
 	self->own_buf = p;
 	self->buf = p;
@@ -141,10 +155,10 @@ static int mr_import(struct pv_mr *self, struct pv_pd *pd, PyObject *handle)
  * contiguous buffer-protocol object, or a read-only one (bytes) where the
  * access lets neither the device nor write() change the memory.  *length
  * 0 becomes the buffer's length.  0 or -1 (the buffer, if taken, is
- * released by the caller's mr_release_memory()).
+ * released by the caller: pv_mr_failed()).
  */
-static int mr_user_memory(struct pv_mr *self, PyObject *address,
-			  unsigned int access, size_t *length)
+int pv_mr_user_memory(struct pv_mr *self, PyObject *address,
+		      unsigned int access, size_t *length)
 {
 	uint64_t a;
 
@@ -189,7 +203,7 @@ static int mr_register(struct pv_mr *self, struct pv_pd *pd, size_t length,
 		       unsigned int access, int implicit)
 {
 	if (!self->buf && !implicit && length &&
-	    mr_alloc(self, length, !!(access & IBV_ACCESS_HUGETLB)))
+	    pv_mr_alloc(self, length, !!(access & IBV_ACCESS_HUGETLB)))
 		return -1;
 	if (implicit)
 		self->mr = ibv_reg_mr(pd->pd, NULL, SIZE_MAX, access);
@@ -224,6 +238,26 @@ static struct pv_pd *mr_creator(PyObject *creator)
 	return (struct pv_pd *)creator;
 }
 
+void pv_mr_failed(struct pv_mr *self)
+{
+	mr_release_memory(self);
+	self->buf = NULL;
+}
+
+int pv_mr_opened(struct pv_mr *self, struct pv_obj *pd, struct pv_obj *p1,
+		 struct pv_obj *p2)
+{
+	if (pv_obj_link(&self->obj, pd) ||
+	    (p1 && pv_obj_link(&self->obj, p1)) ||
+	    (p2 && pv_obj_link(&self->obj, p2))) {
+		if (!pv_mr_destroy(&self->obj))
+			pv_mr_failed(self);
+		return -1;
+	}
+	pv_obj_opened(&self->obj);
+	return 0;
+}
+
 /* MR.__init__ once its PD is found: import, or register the memory given
  * (or allocated here), and link to the PD.  0 or -1. */
 static int mr_open(struct pv_mr *self, struct pv_pd *pd, PyObject *address,
@@ -235,20 +269,12 @@ static int mr_open(struct pv_mr *self, struct pv_pd *pd, PyObject *address,
 		if (mr_import(self, pd, handle))
 			return -1;
 	} else if ((address != Py_None &&
-		    mr_user_memory(self, address, access, &length)) ||
+		    pv_mr_user_memory(self, address, access, &length)) ||
 		   mr_register(self, pd, length, access, implicit)) {
-		goto err;
+		pv_mr_failed(self);
+		return -1;
 	}
-	if (pv_obj_link(&self->obj, &pd->obj)) {
-		pv_mr_destroy(&self->obj);
-		goto err;
-	}
-	pv_obj_opened(&self->obj);
-	return 0;
-err:
-	mr_release_memory(self);
-	self->buf = NULL;
-	return -1;
+	return pv_mr_opened(self, &pd->obj, NULL, NULL);
 }
 
 static int mr_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -573,8 +599,8 @@ static int mr_getbuffer(PyObject *obj, Py_buffer *view, int flags)
 	}
 	if (!self->own_buf && !self->has_user) {
 		PyErr_SetString(PyExc_BufferError,
-				"MR memory given as a raw address cannot be "
-				"exported");
+				"MR memory pyverbs does not hold (a raw address, "
+				"a Buf's) cannot be exported");
 		return -1;
 	}
 	if (self->length > PY_SSIZE_T_MAX) {
@@ -651,29 +677,17 @@ static PyGetSetDef mr_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mr_slots[] = {
-	{ Py_tp_doc,
-	  "MR(creator, length=0, access=0, address=None, implicit=False, "
-	  "handle=None)\n--\n\n"
-	  "A memory region registered on a PD.  address may be None (pyverbs "
-	  "allocates page-aligned zeroed memory), a writable buffer object "
-	  "(held until the MR is closed) or a raw address (int)." },
-	{ Py_tp_init, mr_init },
-	{ Py_tp_methods, mr_methods },
-	{ Py_tp_getset, mr_getset },
-	{ Py_tp_traverse, mr_traverse },
-	{ Py_tp_clear, mr_clear },
-	{ Py_bf_getbuffer, mr_getbuffer },
-	{ Py_bf_releasebuffer, mr_releasebuffer },
-	{ 0, NULL }
-};
-
-static PyType_Spec mr_spec = {
-	.name = "pyverbs.mr.MR",
-	.basicsize = sizeof(struct pv_mr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mr_slots,
-};
+PV_GC_TYPE_SPEC(
+	mr, "pyverbs.mr.MR", struct pv_mr,
+	"MR(creator, length=0, access=0, address=None, implicit=False, "
+	"handle=None)\n--\n\n"
+	"A memory region registered on a PD.  address may be None (pyverbs "
+	"allocates page-aligned zeroed memory), a writable buffer object "
+	"(held until the MR is closed) or a raw address (int).",
+	{ Py_tp_init, mr_init }, { Py_tp_methods, mr_methods },
+	{ Py_tp_getset, mr_getset }, { Py_tp_traverse, mr_traverse },
+	{ Py_tp_clear, mr_clear }, { Py_bf_getbuffer, mr_getbuffer },
+	{ Py_bf_releasebuffer, mr_releasebuffer }, );
 
 int pv_mr_init_types(PyObject *m)
 {

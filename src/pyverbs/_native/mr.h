@@ -30,4 +30,24 @@ struct pv_mr {
  * subtype's destroy calls it first. */
 int pv_mr_destroy(struct pv_obj *o);
 
+/*
+ * For the subtypes that register their own way (MREx, BufMR), after
+ * pv_obj_setup(o, pv_mr_destroy):
+ *   - pv_mr_user_memory(): take the memory of MR(..., address=): an int
+ *     (a raw address) or a contiguous buffer object, held until the MR is
+ *     closed; *length 0 becomes the buffer's length;
+ *   - pv_mr_alloc(): allocate length bytes (zeroed; huge pages if huge);
+ *   - pv_mr_failed(): a registration failed: release what was taken;
+ *   - pv_mr_opened(): the MR is registered: link it to its PD and to the
+ *     other parents given (p1, p2 may be NULL) and open it; if that fails
+ *     deregister it and release its memory.
+ * Each returns 0, or -1 with an exception set.
+ */
+int pv_mr_user_memory(struct pv_mr *self, PyObject *address,
+		      unsigned int access, size_t *length);
+int pv_mr_alloc(struct pv_mr *self, size_t length, int huge);
+void pv_mr_failed(struct pv_mr *self);
+int pv_mr_opened(struct pv_mr *self, struct pv_obj *pd, struct pv_obj *p1,
+		 struct pv_obj *p2);
+
 #endif /* PV_MR_H */

@@ -130,21 +130,11 @@ static PyGetSetDef mw_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot mw_slots[] = {
-	{ Py_tp_doc, "MW(pd, mw_type)\n--\n\n"
-		     "A memory window of type IBV_MW_TYPE_1 or _2 on a PD." },
-	{ Py_tp_init, mw_init },
-	{ Py_tp_getset, mw_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec mw_spec = {
-	.name = "pyverbs.mr.MW",
-	.basicsize = sizeof(struct pv_mw),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = mw_slots,
-};
+PV_GC_TYPE_SPEC(mw, "pyverbs.mr.MW", struct pv_mw,
+		"MW(pd, mw_type)\n--\n\n"
+		"A memory window of type IBV_MW_TYPE_1 or _2 on a PD.",
+		{ Py_tp_init, mw_init }, { Py_tp_getset, mw_getset },
+		PV_CM_SLOTS, );
 
 /* ---- MWBindInfo(mr, addr, length, mw_access_flags) ---- */
 
@@ -215,21 +205,12 @@ static const struct pv_oslot bi_oslots[] = {
 
 PV_OSLOTS_GC(bi, bi_oslots)
 
-static PyType_Slot bi_slots[] = {
-	{ Py_tp_doc, "MWBindInfo(mr, addr, length, mw_access_flags)\n--\n\n"
-		     "The part of an MR a memory window gives access to." },
-	{ Py_tp_init, bi_init },
-	PV_OSLOTS_GC_SLOTS(bi),
-	{ Py_tp_getset, NULL }, /* filled from bi_fields */
-	{ 0, NULL }
-};
-
-static PyType_Spec bi_spec = {
-	.name = "pyverbs.mr.MWBindInfo",
-	.basicsize = sizeof(struct pv_mw_bind_info),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = bi_slots,
-};
+PV_GC_TYPE_SPEC(bi, "pyverbs.mr.MWBindInfo", struct pv_mw_bind_info,
+		"MWBindInfo(mr, addr, length, mw_access_flags)\n--\n\n"
+		"The part of an MR a memory window gives access to.",
+		{ Py_tp_init, bi_init }, PV_OSLOTS_GC_SLOTS(bi),
+		{ Py_tp_getset, NULL },
+		/* filled from bi_fields */);
 
 /* ---- MWBind(info, send_flags, wr_id=0) ---- */
 
@@ -267,21 +248,12 @@ static const struct pv_oslot bind_oslots[] = { { PV_OSLOT_AT(struct pv_mw_bind,
 
 PV_OSLOTS_GC(bind, bind_oslots)
 
-static PyType_Slot bind_slots[] = {
-	{ Py_tp_doc, "MWBind(info, send_flags, wr_id=0)\n--\n\n"
-		     "A type 1 window bind request for QP.bind_mw()." },
-	{ Py_tp_init, bind_init },
-	PV_OSLOTS_GC_SLOTS(bind),
-	{ Py_tp_getset, NULL }, /* filled from bind_fields */
-	{ 0, NULL }
-};
-
-static PyType_Spec bind_spec = {
-	.name = "pyverbs.mr.MWBind",
-	.basicsize = sizeof(struct pv_mw_bind),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = bind_slots,
-};
+PV_GC_TYPE_SPEC(bind, "pyverbs.mr.MWBind", struct pv_mw_bind,
+		"MWBind(info, send_flags, wr_id=0)\n--\n\n"
+		"A type 1 window bind request for QP.bind_mw().",
+		{ Py_tp_init, bind_init }, PV_OSLOTS_GC_SLOTS(bind),
+		{ Py_tp_getset, NULL },
+		/* filled from bind_fields */);
 
 /* _verbs._qp_bind_mw(qp, mw, mw_bind): QP.bind_mw() (see mr.py). */
 static PyObject *qp_bind_mw(PyObject *m, PyObject *const *args,
@@ -327,11 +299,16 @@ static PyMethodDef mw_module_methods[] = {
 
 int pv_mw_init_types(PyObject *m)
 {
-	if (PyModule_AddFunctions(m, mw_module_methods) ||
-	    pv_add_type(m, &mw_spec, pv.PyverbsCM, &pv.MW) ||
-	    pv_add_data_type(m, &bi_spec, pv.PyverbsObject, bi_fields,
-			     bi_oslots, NULL, &pv.MWBindInfo))
+	static const struct pv_type_def types[] = {
+		{ &mw_spec, &pv.PyverbsCM, &pv.MW },
+		{ &bi_spec, &pv.PyverbsObject, &pv.MWBindInfo, bi_fields,
+		  bi_oslots },
+		{ &bind_spec, &pv.PyverbsObject, &pv.MWBind, bind_fields,
+		  bind_oslots },
+		{ NULL }
+	};
+
+	if (PyModule_AddFunctions(m, mw_module_methods))
 		return -1;
-	return pv_add_data_type(m, &bind_spec, pv.PyverbsObject, bind_fields,
-				bind_oslots, NULL, &pv.MWBind);
+	return pv_add_types(m, types);
 }

@@ -734,19 +734,10 @@ static PyGetSetDef pobj_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot pobj_slots[] = { { Py_tp_doc,
-				      "PyverbsObject()\n--\n\n"
-				      "Base class of every pyverbs object." },
-				    { Py_tp_methods, pobj_methods },
-				    { Py_tp_getset, pobj_getset },
-				    { 0, NULL } };
-
-static PyType_Spec pobj_spec = {
-	.name = "pyverbs.base.PyverbsObject",
-	.basicsize = sizeof(PyObject),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = pobj_slots,
-};
+PV_TYPE_SPEC(pobj, "pyverbs.base.PyverbsObject", PyObject,
+	     "PyverbsObject()\n--\n\n"
+	     "Base class of every pyverbs object.",
+	     { Py_tp_methods, pobj_methods }, { Py_tp_getset, pobj_getset }, );
 
 /* ---- PyverbsCM: base of every handle object ---- */
 
@@ -820,27 +811,16 @@ static PyMemberDef cm_members[] = { { "__weaklistoffset__", T_PYSSIZET,
 				      offsetof(struct pv_obj, dict), READONLY },
 				    { NULL } };
 
-static PyType_Slot cm_slots[] = {
-	{ Py_tp_doc, "PyverbsCM()\n--\n\n"
-		     "Base class of pyverbs objects that own a resource; "
-		     "usable as a context manager." },
-	{ Py_tp_new, cm_new },
-	{ Py_tp_methods, cm_methods },
-	{ Py_tp_getset, cm_getset },
-	{ Py_tp_members, cm_members },
-	{ Py_tp_traverse, pv_cm_traverse },
-	{ Py_tp_clear, pv_cm_clear },
-	{ Py_tp_finalize, pv_obj_finalize },
-	{ Py_tp_dealloc, pv_obj_dealloc },
-	{ 0, NULL }
-};
-
-static PyType_Spec cm_spec = {
-	.name = "pyverbs.base.PyverbsCM",
-	.basicsize = sizeof(struct pv_obj),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cm_slots,
-};
+PV_GC_TYPE_SPEC(cm, "pyverbs.base.PyverbsCM", struct pv_obj,
+		"PyverbsCM()\n--\n\n"
+		"Base class of pyverbs objects that own a resource; "
+		"usable as a context manager.",
+		{ Py_tp_new, cm_new }, { Py_tp_methods, cm_methods },
+		{ Py_tp_getset, cm_getset }, { Py_tp_members, cm_members },
+		{ Py_tp_traverse, pv_cm_traverse },
+		{ Py_tp_clear, pv_cm_clear },
+		{ Py_tp_finalize, pv_obj_finalize },
+		{ Py_tp_dealloc, pv_obj_dealloc }, );
 
 /*
  * _child_of(*parents): a new open PyverbsCM that owns no resource, linked
@@ -889,13 +869,18 @@ static PyMethodDef obj_functions[] = {
 
 int pv_object_init_types(PyObject *m)
 {
+	static const struct pv_type_def types[] = {
+		{ &pobj_spec, NULL, &pv.PyverbsObject },
+		{ &cm_spec, &pv.PyverbsObject, &pv.PyverbsCM },
+		{ NULL }
+	};
+
 	if (!PyThread_tss_is_created(&uses_key) &&
 	    PyThread_tss_create(&uses_key)) {
 		PyErr_NoMemory();
 		return -1;
 	}
-	if (pv_add_type(m, &pobj_spec, NULL, &pv.PyverbsObject) ||
-	    pv_add_type(m, &cm_spec, pv.PyverbsObject, &pv.PyverbsCM))
+	if (pv_add_types(m, types))
 		return -1;
 	return PyModule_AddFunctions(m, obj_functions);
 }

@@ -202,29 +202,20 @@ static void pdc_free(struct ibv_pd *ibpd, void *pd_context, void *ptr,
 	errno = saved_errno;
 }
 
-static PyType_Slot pdc_slots[] = {
-	{ Py_tp_doc, "ParentDomainContext(pd, alloc_func, free_func, "
-		     "user_data=None)\n--\n\n"
-		     "The allocators of a parent domain, in Python.  The "
-		     "provider calls alloc_func(pd, context, size, alignment, "
-		     "resource_type), which returns an address (int), 0 to "
-		     "fail, or IBV_ALLOCATOR_USE_DEFAULT; and free_func(pd, "
-		     "context, ptr, resource_type).  pd is the PD given here, "
-		     "context this object.  An exception in alloc_func fails "
-		     "the creation that called it, and is the __cause__ of its "
-		     "PyverbsRDMAError." },
-	{ Py_tp_init, pdc_init },
-	PV_OSLOTS_GC_SLOTS(pdc),
-	{ Py_tp_getset, NULL }, /* filled from pdc_oslots */
-	{ 0, NULL }
-};
-
-static PyType_Spec pdc_spec = {
-	.name = "pyverbs.pd.ParentDomainContext",
-	.basicsize = sizeof(struct pv_pd_context),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = pdc_slots,
-};
+PV_GC_TYPE_SPEC(pdc, "pyverbs.pd.ParentDomainContext", struct pv_pd_context,
+		"ParentDomainContext(pd, alloc_func, free_func, "
+		"user_data=None)\n--\n\n"
+		"The allocators of a parent domain, in Python.  The "
+		"provider calls alloc_func(pd, context, size, alignment, "
+		"resource_type), which returns an address (int), 0 to "
+		"fail, or IBV_ALLOCATOR_USE_DEFAULT; and free_func(pd, "
+		"context, ptr, resource_type).  pd is the PD given here, "
+		"context this object.  An exception in alloc_func fails "
+		"the creation that called it, and is the __cause__ of its "
+		"PyverbsRDMAError.",
+		{ Py_tp_init, pdc_init }, PV_OSLOTS_GC_SLOTS(pdc),
+		{ Py_tp_getset, NULL },
+		/* filled from pdc_oslots */);
 
 /* ---- ParentDomainInitAttr ---- */
 
@@ -255,14 +246,22 @@ static const struct pv_oslot pdia_oslots[] = {
 
 PV_OSLOTS_GC(pdia, pdia_oslots)
 
+/* what only a pd_context can give the provider */
+#define PDIA_CONTEXT_BITS                         \
+	(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+	 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
 static int pdia_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "pd", "pd_context", NULL };
+	static char *kwlist[] = { "pd", "pd_context", "comp_mask", NULL };
 	struct pv_pd_init_attr *self = (struct pv_pd_init_attr *)obj;
 	PyObject *pd, *pdc = Py_None;
+	uint32_t comp_mask = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|O:ParentDomainInitAttr",
-					 kwlist, pv.PD, &pd, &pdc))
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "O!|OO&:ParentDomainInitAttr", kwlist,
+					 pv.PD, &pd, &pdc, pv_conv_u32,
+					 &comp_mask))
 		return -1;
 	if (pdc != Py_None &&
 	    !PyObject_TypeCheck(pdc, pv.ParentDomainContext)) {
@@ -272,36 +271,33 @@ static int pdia_init(PyObject *obj, PyObject *args, PyObject *kw)
 			     Py_TYPE(pdc)->tp_name);
 		return -1;
 	}
+	if (pdc == Py_None && (comp_mask & PDIA_CONTEXT_BITS)) {
+		pv_raise_user("comp_mask bits ALLOCATORS/PD_CONTEXT require "
+			      "pd_context to be provided");
+		return -1;
+	}
 	pv_set_slot(&self->pd, pd);
 	pv_set_slot(&self->pd_context, pdc);
 	memset(&self->attr, 0, sizeof(self->attr));
 	/* The Python allocators reach the provider only through pd_context,
 	 * so both bits go together, as upstream sets them. */
+	self->attr.comp_mask = comp_mask;
 	if (pdc != Py_None)
-		self->attr.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-				       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+		self->attr.comp_mask |= PDIA_CONTEXT_BITS;
 	return 0;
 }
 
-static PyType_Slot pdia_slots[] = {
-	{ Py_tp_doc,
-	  "ParentDomainInitAttr(pd, pd_context=None)\n--\n\n"
-	  "How to allocate a parent domain: the PD it wraps and, "
-	  "optionally, a ParentDomainContext with its allocators "
-	  "(comp_mask then has IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS "
-	  "and IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)." },
-	{ Py_tp_init, pdia_init },
-	PV_OSLOTS_GC_SLOTS(pdia),
-	{ Py_tp_getset, NULL }, /* filled from the tables */
-	{ 0, NULL }
-};
-
-static PyType_Spec pdia_spec = {
-	.name = "pyverbs.pd.ParentDomainInitAttr",
-	.basicsize = sizeof(struct pv_pd_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = pdia_slots,
-};
+PV_GC_TYPE_SPEC(pdia, "pyverbs.pd.ParentDomainInitAttr", struct pv_pd_init_attr,
+		"ParentDomainInitAttr(pd, pd_context=None, comp_mask=0)\n--\n\n"
+		"How to allocate a parent domain: the PD it wraps, optionally "
+		"a ParentDomainContext with its allocators (comp_mask then has "
+		"IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS and "
+		"IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT, which without one "
+		"raise PyverbsUserError), and comp_mask's other bits "
+		"(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC).",
+		{ Py_tp_init, pdia_init }, PV_OSLOTS_GC_SLOTS(pdia),
+		{ Py_tp_getset, NULL },
+		/* filled from the tables */);
 
 /* ---- ParentDomain ---- */
 
@@ -390,25 +386,15 @@ static int pdom_clear(PyObject *obj)
 	return 0;
 }
 
-static PyType_Slot pdom_slots[] = {
-	{ Py_tp_doc, "ParentDomain(context, attr)\n--\n\n"
-		     "A parent domain (ibv_alloc_parent_domain): a PD, usable "
-		     "wherever one is (QPs, CQEX's parent_domain, MRs), whose "
-		     "resources the provider may allocate with the Python "
-		     "allocators of attr's ParentDomainContext.  A child of "
-		     "the Context and of the PD it wraps." },
-	{ Py_tp_init, pdom_init },
-	{ Py_tp_traverse, pdom_traverse },
-	{ Py_tp_clear, pdom_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec pdom_spec = {
-	.name = "pyverbs.pd.ParentDomain",
-	.basicsize = sizeof(struct pv_parent_domain),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = pdom_slots,
-};
+PV_GC_TYPE_SPEC(pdom, "pyverbs.pd.ParentDomain", struct pv_parent_domain,
+		"ParentDomain(context, attr)\n--\n\n"
+		"A parent domain (ibv_alloc_parent_domain): a PD, usable "
+		"wherever one is (QPs, CQEX's parent_domain, MRs), whose "
+		"resources the provider may allocate with the Python "
+		"allocators of attr's ParentDomainContext.  A child of "
+		"the Context and of the PD it wraps.",
+		{ Py_tp_init, pdom_init }, { Py_tp_traverse, pdom_traverse },
+		{ Py_tp_clear, pdom_clear }, );
 
 /* ---- the guard of creation calls ---- */
 
@@ -476,11 +462,14 @@ void pv_alloc_guard_end(struct pv_alloc_guard *g, int failed)
 
 int pv_parent_domain_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &pdc_spec, pv.PyverbsObject, NULL, pdc_oslots,
-			     NULL, &pv.ParentDomainContext) ||
-	    pv_add_data_type(m, &pdia_spec, pv.PyverbsObject, pdia_fields,
-			     pdia_oslots, NULL, &pv.ParentDomainInitAttr) ||
-	    pv_add_type(m, &pdom_spec, pv.PD, &pv.ParentDomain))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &pdc_spec, &pv.PyverbsObject, &pv.ParentDomainContext, NULL,
+		  pdc_oslots },
+		{ &pdia_spec, &pv.PyverbsObject, &pv.ParentDomainInitAttr,
+		  pdia_fields, pdia_oslots },
+		{ &pdom_spec, &pv.PD, &pv.ParentDomain },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

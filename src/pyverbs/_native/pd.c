@@ -238,34 +238,27 @@ static PyObject *pd_repr(PyObject *obj)
 				    self->pd->handle);
 }
 
-static PyType_Slot pd_slots[] = {
-	{ Py_tp_doc,
-	  "PD(creator, handle=None)\n--\n\n"
-	  "A protection domain on a Context; with handle, import the "
-	  "PD of another process sharing the Context." },
-	{ Py_tp_init, pd_init },
-	{ Py_tp_methods, pd_methods },
-	{ Py_tp_getset, pd_getset },
-	{ Py_tp_repr, pd_repr },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
+PV_GC_TYPE_SPEC(pd, "pyverbs.pd.PD", struct pv_pd,
+		"PD(creator, handle=None)\n--\n\n"
+		"A protection domain on a Context; with handle, import the "
+		"PD of another process sharing the Context.",
+		{ Py_tp_init, pd_init }, { Py_tp_methods, pd_methods },
+		{ Py_tp_getset, pd_getset }, { Py_tp_repr, pd_repr },
+		PV_CM_SLOTS, );
 
-static PyType_Spec pd_spec = {
-	.name = "pyverbs.pd.PD",
-	.basicsize = sizeof(struct pv_pd),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = pd_slots,
-};
-
-struct pv_pd *pv_pd_arg(PyObject *o)
+struct pv_pd *pv_pd_typed(PyObject *o)
 {
 	if (!PyObject_TypeCheck(o, pv.PD)) {
 		PyErr_Format(PyExc_TypeError, "pd must be a PD, not %.100s",
 			     Py_TYPE(o)->tp_name);
 		return NULL;
 	}
-	if (pv_check_open(PV_OBJ(o)))
+	return (struct pv_pd *)o;
+}
+
+struct pv_pd *pv_pd_arg(PyObject *o)
+{
+	if (!pv_pd_typed(o) || pv_check_open(PV_OBJ(o)))
 		return NULL;
 	return (struct pv_pd *)o;
 }

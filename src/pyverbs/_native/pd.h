@@ -16,6 +16,9 @@ struct pv_pd {
 /* The open PD given as argument o; else NULL with TypeError ("pd must be a
  * PD, not ...") or PyverbsUserError (closed). */
 struct pv_pd *pv_pd_arg(PyObject *o);
+/* The same without the open check (for a constructor that checks its
+ * handles once every argument is converted). */
+struct pv_pd *pv_pd_typed(PyObject *o);
 /* The destroy() of a PD (ibv_dealloc_pd), also a ParentDomain's. */
 int pv_pd_destroy(struct pv_obj *o);
 

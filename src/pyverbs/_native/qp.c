@@ -11,6 +11,7 @@
  */
 #include "qp.h" /* first: Python.h defines _GNU_SOURCE */
 #include "addr.h"
+#include "comp_cntr.h"
 #include "context.h"
 #include "cq.h"
 #include "errors.h"
@@ -801,6 +802,12 @@ int pv_qp_clear(PyObject *obj)
 }
 
 static PyMethodDef qp_methods[] = {
+	{ "attach_comp_cntr",
+	  (PyCFunction)(void (*)(void))pv_qp_attach_comp_cntr,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "attach_comp_cntr($self, comp_cntr, attr)\n--\n\n"
+	  "Count the operations attr.op_mask names in the CompCntr "
+	  "(ibv_qp_attach_comp_cntr, rdma-core 65)." },
 	{ "to_init", (PyCFunction)(void (*)(void))qp_to_init,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "to_init($self, qp_attr)\n--\n\n"
@@ -832,6 +839,10 @@ static PyMethodDef qp_methods[] = {
 	  METH_VARARGS | METH_KEYWORDS,
 	  "set_ece($self, ece)\n--\n\n"
 	  "Set the ECE options (nothing when vendor_id is 0)." },
+	{ "modify_rate_limit", pv_qp_modify_rate_limit, METH_O,
+	  "modify_rate_limit($self, attr, /)\n--\n\n"
+	  "ibv_modify_qp_rate_limit(): set the rate limit of the QP from "
+	  "attr (a QPRateLimitAttr) and nothing else." },
 	{ "query_ece", qp_query_ece, METH_NOARGS,
 	  "query_ece($self, /)\n--\n\nThe ECE options of the QP." },
 	{ "attach_mcast", (PyCFunction)(void (*)(void))qp_attach_mcast,
@@ -894,26 +905,15 @@ static PyGetSetDef qp_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot qp_slots[] = {
-	{ Py_tp_doc, "QP(creator, init_attr, qp_attr=None)\n--\n\n"
-		     "A queue pair.  creator is a PD (init_attr a QPInitAttr, "
-		     "ibv_create_qp) or a Context (init_attr a QPInitAttrEx, "
-		     "ibv_create_qp_ex).  With qp_attr, UD and raw packet QPs "
-		     "are moved to RTS and the other types to INIT." },
-	{ Py_tp_init, pv_qp_init },
-	{ Py_tp_methods, qp_methods },
-	{ Py_tp_getset, qp_getset },
-	{ Py_tp_traverse, pv_qp_traverse },
-	{ Py_tp_clear, pv_qp_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec qp_spec = {
-	.name = "pyverbs.qp.QP",
-	.basicsize = sizeof(struct pv_qp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = qp_slots,
-};
+PV_GC_TYPE_SPEC(qp, "pyverbs.qp.QP", struct pv_qp,
+		"QP(creator, init_attr, qp_attr=None)\n--\n\n"
+		"A queue pair.  creator is a PD (init_attr a QPInitAttr, "
+		"ibv_create_qp) or a Context (init_attr a QPInitAttrEx, "
+		"ibv_create_qp_ex).  With qp_attr, UD and raw packet QPs "
+		"are moved to RTS and the other types to INIT.",
+		{ Py_tp_init, pv_qp_init }, { Py_tp_methods, qp_methods },
+		{ Py_tp_getset, qp_getset }, { Py_tp_traverse, pv_qp_traverse },
+		{ Py_tp_clear, pv_qp_clear }, );
 
 int pv_qp_init_types(PyObject *m)
 {

@@ -47,6 +47,8 @@ struct pv_qp_mcast {
 	uint16_t lid;
 	struct pv_qp_mcast *next;
 };
+/* qp_rate_limit.c: QP.modify_rate_limit(attr) */
+PyObject *pv_qp_modify_rate_limit(PyObject *obj, PyObject *arg);
 /* qp.c: the slots of QP, which QPEx (qpex.c) and provider QPs extend. */
 int pv_qp_destroy(struct pv_obj *o);
 int pv_qp_init(PyObject *obj, PyObject *args, PyObject *kw);

@@ -205,21 +205,11 @@ static int cap_set(PyObject *o, PyObject *v, void *c)
 	  "them.",                                                        \
 	  (void *)offsetof(st, attr.cap) }
 
-static PyType_Slot cap_slots[] = {
-	{ Py_tp_doc, "QPCap(max_send_wr=1, max_recv_wr=10, max_send_sge=1, "
-		     "max_recv_sge=1, max_inline_data=0)\n--\n\n"
-		     "The capabilities of a QP (struct ibv_qp_cap)." },
-	{ Py_tp_init, cap_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec cap_spec = {
-	.name = "pyverbs.qp.QPCap",
-	.basicsize = sizeof(struct pv_qp_cap),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = cap_slots,
-};
+PV_DATA_SPEC(cap, "pyverbs.qp.QPCap", struct pv_qp_cap,
+	     "QPCap(max_send_wr=1, max_recv_wr=10, max_send_sge=1, "
+	     "max_recv_sge=1, max_inline_data=0)\n--\n\n"
+	     "The capabilities of a QP (struct ibv_qp_cap).",
+	     { Py_tp_init, cap_init }, );
 
 /* ------------------------------------------------------------------ */
 /* QPInitAttr and QPInitAttrEx                                         */
@@ -275,26 +265,17 @@ static int qia_init(PyObject *o, PyObject *args, PyObject *kw)
 			  NULL);
 }
 
-static PyType_Slot qia_slots[] = {
-	{ Py_tp_doc, "QPInitAttr(qp_type=4, qp_context=None, "
-		     "scq=None, rcq=None, srq=None, cap=None, sq_sig_all=1)"
-		     "\n--\n\n"
-		     "Defaults: qp_type=IBV_QPT_UD.\n"
-		     "The attributes of a QP created on a PD (struct "
-		     "ibv_qp_init_attr).  The capability fields (max_send_wr, "
-		     "...) are also accepted as keyword arguments." },
-	{ Py_tp_init, qia_init },
-	PV_OSLOTS_GC_SLOTS(qia),
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec qia_spec = {
-	.name = "pyverbs.qp.QPInitAttr",
-	.basicsize = sizeof(struct pv_qp_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = qia_slots,
-};
+PV_GC_TYPE_SPEC(qia, "pyverbs.qp.QPInitAttr", struct pv_qp_init_attr,
+		"QPInitAttr(qp_type=4, qp_context=None, "
+		"scq=None, rcq=None, srq=None, cap=None, sq_sig_all=1)"
+		"\n--\n\n"
+		"Defaults: qp_type=IBV_QPT_UD.\n"
+		"The attributes of a QP created on a PD (struct "
+		"ibv_qp_init_attr).  The capability fields (max_send_wr, "
+		"...) are also accepted as keyword arguments.",
+		{ Py_tp_init, qia_init }, PV_OSLOTS_GC_SLOTS(qia),
+		{ Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 /* ---- QPInitAttrEx ---- */
 
@@ -358,28 +339,19 @@ static int qiax_init(PyObject *o, PyObject *args, PyObject *kw)
 			  NULL);
 }
 
-static PyType_Slot qiax_slots[] = {
-	{ Py_tp_doc, "QPInitAttrEx(qp_type=4, qp_context=None, "
-		     "scq=None, rcq=None, srq=None, cap=None, sq_sig_all=0, "
-		     "comp_mask=0, pd=None, xrcd=None, create_flags=0, "
-		     "max_tso_header=0, source_qpn=0, hash_conf=None, "
-		     "ind_table=None, send_ops_flags=0)\n--\n\n"
-		     "Defaults: qp_type=IBV_QPT_UD.\n"
-		     "The attributes of a QP created on a Context (struct "
-		     "ibv_qp_init_attr_ex).  The capability fields are also "
-		     "accepted as keyword arguments." },
-	{ Py_tp_init, qiax_init },
-	PV_OSLOTS_GC_SLOTS(qiax),
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec qiax_spec = {
-	.name = "pyverbs.qp.QPInitAttrEx",
-	.basicsize = sizeof(struct pv_qp_init_attr_ex),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = qiax_slots,
-};
+PV_GC_TYPE_SPEC(qiax, "pyverbs.qp.QPInitAttrEx", struct pv_qp_init_attr_ex,
+		"QPInitAttrEx(qp_type=4, qp_context=None, "
+		"scq=None, rcq=None, srq=None, cap=None, sq_sig_all=0, "
+		"comp_mask=0, pd=None, xrcd=None, create_flags=0, "
+		"max_tso_header=0, source_qpn=0, hash_conf=None, "
+		"ind_table=None, send_ops_flags=0)\n--\n\n"
+		"Defaults: qp_type=IBV_QPT_UD.\n"
+		"The attributes of a QP created on a Context (struct "
+		"ibv_qp_init_attr_ex).  The capability fields are also "
+		"accepted as keyword arguments.",
+		{ Py_tp_init, qiax_init }, PV_OSLOTS_GC_SLOTS(qiax),
+		{ Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 /* ------------------------------------------------------------------ */
 /* QPAttr                                                              */
@@ -507,26 +479,15 @@ static int qa_init(PyObject *o, PyObject *args, PyObject *kw)
 			  qa_extra_names);
 }
 
-static PyType_Slot qa_slots[] = {
-	{ Py_tp_doc, "QPAttr(qp_state=1, cur_qp_state=0,"
-		     " port_num=1, path_mtu=3, **fields)\n--\n\n"
-		     "Defaults: qp_state=IBV_QPS_INIT, "
-		     "cur_qp_state=IBV_QPS_RESET, path_mtu=IBV_MTU_1024.\n"
-		     "The attributes used to modify a QP (struct ibv_qp_attr). "
-		     "Any field (qkey, dest_qp_num, rq_psn, ah_attr, cap, ...) "
-		     "may also be given as a keyword argument." },
-	{ Py_tp_init, qa_init },
-	{ Py_tp_methods, qa_methods },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec qa_spec = {
-	.name = "pyverbs.qp.QPAttr",
-	.basicsize = sizeof(struct pv_qp_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = qa_slots,
-};
+PV_DATA_SPEC(qa, "pyverbs.qp.QPAttr", struct pv_qp_attr,
+	     "QPAttr(qp_state=1, cur_qp_state=0,"
+	     " port_num=1, path_mtu=3, **fields)\n--\n\n"
+	     "Defaults: qp_state=IBV_QPS_INIT, "
+	     "cur_qp_state=IBV_QPS_RESET, path_mtu=IBV_MTU_1024.\n"
+	     "The attributes used to modify a QP (struct ibv_qp_attr). "
+	     "Any field (qkey, dest_qp_num, rq_psn, ah_attr, cap, ...) "
+	     "may also be given as a keyword argument.",
+	     { Py_tp_init, qa_init }, { Py_tp_methods, qa_methods }, );
 
 /* ------------------------------------------------------------------ */
 /* ECE                                                                 */
@@ -551,22 +512,12 @@ static int ece_init(PyObject *o, PyObject *args, PyObject *kw)
 	return attr_apply(o, args, kw, "ECE", ece_params, NULL, NULL);
 }
 
-static PyType_Slot ece_slots[] = {
-	{ Py_tp_doc, "ECE(vendor_id=0, options=0, comp_mask=0)\n--\n\n"
-		     "Enhanced connection establishment options (struct "
-		     "ibv_ece)." },
-	{ Py_tp_init, ece_init },
-	PV_CM_SLOTS,
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec ece_spec = {
-	.name = "pyverbs.qp.ECE",
-	.basicsize = sizeof(struct pv_ece),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ece_slots,
-};
+PV_GC_TYPE_SPEC(ece, "pyverbs.qp.ECE", struct pv_ece,
+		"ECE(vendor_id=0, options=0, comp_mask=0)\n--\n\n"
+		"Enhanced connection establishment options (struct "
+		"ibv_ece).",
+		{ Py_tp_init, ece_init }, PV_CM_SLOTS, { Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 /* ------------------------------------------------------------------ */
 /* Registration                                                        */
@@ -758,35 +709,27 @@ static PyGetSetDef databuf_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot databuf_slots[] = { { Py_tp_doc,
-					 "DataBuffer(addr, length)\n--\n\n"
-					 "A buffer (struct ibv_data_buf) for "
-					 "QPEx.wr_set_inline_data_list()." },
-				       { Py_tp_init, databuf_init },
-				       { Py_tp_getset, databuf_getset },
-				       PV_CM_SLOTS,
-				       { 0, NULL } };
-
-static PyType_Spec databuf_spec = {
-	.name = "pyverbs.qp.DataBuffer",
-	.basicsize = sizeof(struct pv_data_buf),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = databuf_slots,
-};
+PV_GC_TYPE_SPEC(databuf, "pyverbs.qp.DataBuffer", struct pv_data_buf,
+		"DataBuffer(addr, length)\n--\n\n"
+		"A buffer (struct ibv_data_buf) for "
+		"QPEx.wr_set_inline_data_list().",
+		{ Py_tp_init, databuf_init }, { Py_tp_getset, databuf_getset },
+		PV_CM_SLOTS, );
 
 int pv_qp_attr_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &cap_spec, pv.PyverbsObject, cap_fields, NULL,
-			     NULL, &pv.QPCap) ||
-	    pv_add_data_type(m, &qia_spec, pv.PyverbsObject, qia_fields,
-			     qia_oslots, qia_extra, &pv.QPInitAttr) ||
-	    pv_add_data_type(m, &qiax_spec, pv.PyverbsObject, qiax_fields,
-			     qiax_oslots, qiax_extra, &pv.QPInitAttrEx) ||
-	    pv_add_data_type(m, &qa_spec, pv.PyverbsObject, qa_fields, NULL,
-			     qa_extra, &pv.QPAttr) ||
-	    pv_add_data_type(m, &ece_spec, pv.PyverbsCM, ece_fields, NULL, NULL,
-			     &pv.ECE) ||
-	    pv_add_type(m, &databuf_spec, pv.PyverbsCM, &pv.DataBuffer))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &cap_spec, &pv.PyverbsObject, &pv.QPCap, cap_fields },
+		{ &qia_spec, &pv.PyverbsObject, &pv.QPInitAttr, qia_fields,
+		  qia_oslots, qia_extra },
+		{ &qiax_spec, &pv.PyverbsObject, &pv.QPInitAttrEx, qiax_fields,
+		  qiax_oslots, qiax_extra },
+		{ &qa_spec, &pv.PyverbsObject, &pv.QPAttr, qa_fields, NULL,
+		  qa_extra },
+		{ &ece_spec, &pv.PyverbsCM, &pv.ECE, ece_fields },
+		{ &databuf_spec, &pv.PyverbsCM, &pv.DataBuffer },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -529,7 +529,7 @@ static PyObject *qpx_wr_flush(PyObject *obj, PyObject *args, PyObject *kw)
 	QPX_CALL(obj, wr_flush, rkey, addr, len, ptype, level);
 	Py_RETURN_NONE;
 #else
-	return pv_raise_unsupported("wr_flush (ibv_wr_flush)");
+	return pv_raise_needs("ibv_wr_flush", 45);
 #endif
 }
 
@@ -946,25 +946,14 @@ static PyGetSetDef qpx_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot qpx_slots[] = {
-	{ Py_tp_doc, "QPEx(creator, init_attr, qp_attr=None)\n--\n\n"
-		     "A QP with the ibv_wr_* send API (wr_start(), wr_send(), "
-		     "wr_set_sge(), ..., wr_complete()); init_attr.comp_mask "
-		     "must include IBV_QP_INIT_ATTR_SEND_OPS_FLAGS for it." },
-	{ Py_tp_init, qpx_init },
-	{ Py_tp_methods, qpx_methods },
-	{ Py_tp_getset, qpx_getset },
-	{ Py_tp_traverse, qpx_traverse },
-	{ Py_tp_clear, qpx_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec qpx_spec = {
-	.name = "pyverbs.qp.QPEx",
-	.basicsize = sizeof(struct pv_qp_ex),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = qpx_slots,
-};
+PV_GC_TYPE_SPEC(qpx, "pyverbs.qp.QPEx", struct pv_qp_ex,
+		"QPEx(creator, init_attr, qp_attr=None)\n--\n\n"
+		"A QP with the ibv_wr_* send API (wr_start(), wr_send(), "
+		"wr_set_sge(), ..., wr_complete()); init_attr.comp_mask "
+		"must include IBV_QP_INIT_ATTR_SEND_OPS_FLAGS for it.",
+		{ Py_tp_init, qpx_init }, { Py_tp_methods, qpx_methods },
+		{ Py_tp_getset, qpx_getset }, { Py_tp_traverse, qpx_traverse },
+		{ Py_tp_clear, qpx_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* Registration                                                        */

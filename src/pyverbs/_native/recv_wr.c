@@ -51,8 +51,10 @@ static int recvwr_fill(struct pv_recv_wr *self, PyObject **v, int fresh)
 	/* no Python code runs from here on */
 	if (pv_wr_sg_collect("RecvWR", v[RV_SG], &num_sge, &items, &none, one))
 		return -1;
-	if (num_sge < 1 || none) {
-		pv_raise_user("A WR needs at least one SGE");
+	/* no SGE is fine (rdma-core 57's pyverbs): a receive of no data */
+	if (none && num_sge > 0) {
+		pv_raise_user("RecvWR(): num_sge is %d but no sg was given",
+			      num_sge);
 		return -1;
 	}
 	if (pv_wr_sg_store(&self->wr.sg_list, self->sge_inline, items, num_sge))
@@ -123,29 +125,18 @@ static const PyGetSetDef recvwr_extra[] = { PV_WR_GETSET(recv_kind, "RecvWR"),
 
 static PyMethodDef recvwr_methods[] = { PV_WR_CM_METHODS, { NULL } };
 
-static PyType_Slot recvwr_slots[] = {
-	{ Py_tp_doc, "RecvWR(wr_id=0, num_sge=0, sg=None, next_wr=None)\n--\n"
-		     "\n"
-		     "A receive work request (struct ibv_recv_wr).  sg: a list "
-		     "of SGEs, copied\nin; num_sge of them are used (all of "
-		     "them when num_sge is not given).\nnext_wr chains WRs "
-		     "for one post_recv()." },
-	{ Py_tp_new, recvwr_tp_new },
-	{ Py_tp_init, recvwr_init },
-	{ Py_tp_dealloc, recvwr_dealloc },
-	{ Py_tp_traverse, recvwr_traverse },
-	{ Py_tp_clear, recvwr_clear },
-	{ Py_tp_methods, recvwr_methods },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec recvwr_spec = {
-	.name = "pyverbs.wr.RecvWR",
-	.basicsize = sizeof(struct pv_recv_wr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = recvwr_slots,
-};
+PV_GC_TYPE_SPEC(recvwr, "pyverbs.wr.RecvWR", struct pv_recv_wr,
+		"RecvWR(wr_id=0, num_sge=0, sg=None, next_wr=None)\n--\n"
+		"\n"
+		"A receive work request (struct ibv_recv_wr).  sg: a list "
+		"of SGEs, copied\nin; num_sge of them are used (all of "
+		"them when num_sge is not given).\nnext_wr chains WRs "
+		"for one post_recv().",
+		{ Py_tp_new, recvwr_tp_new }, { Py_tp_init, recvwr_init },
+		{ Py_tp_dealloc, recvwr_dealloc },
+		{ Py_tp_traverse, recvwr_traverse },
+		{ Py_tp_clear, recvwr_clear },
+		{ Py_tp_methods, recvwr_methods }, { Py_tp_getset, NULL }, );
 
 static struct pv_args_sig *const recv_sigs[] = { &recv_sig, NULL };
 
@@ -287,33 +278,21 @@ static const PyGetSetDef opswr_extra[] = { PV_WR_GETSET(ops_kind, "OpsWr"),
 
 static PyMethodDef opswr_methods[] = { PV_WR_CM_METHODS, { NULL } };
 
-static PyType_Slot opswr_slots[] = {
-	{ Py_tp_doc,
-	  "OpsWr(wr_id=0, opcode=0, "
-	  "flags=1, next_wr=None, unexpected_cnt=0, "
-	  "recv_wr_id=0, num_sge=None, tag=0, mask=0, sg_list=None)"
-	  "\n--\n\n"
-	  "Defaults: opcode=IBV_WR_TAG_ADD, flags=IBV_OPS_SIGNALED.\n"
-	  "A tag-matching operation for SRQ.post_srq_ops() (struct "
-	  "ibv_ops_wr).  sg_list: the SGEs of a TAG_ADD, copied in "
-	  "(num_sge of them, all by default).  handle is what the "
-	  "provider returns for an added tag, to delete it with." },
-	{ Py_tp_new, opswr_tp_new },
-	{ Py_tp_init, opswr_init },
-	{ Py_tp_dealloc, opswr_dealloc },
-	{ Py_tp_traverse, opswr_traverse },
-	{ Py_tp_clear, opswr_clear },
-	{ Py_tp_methods, opswr_methods },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec opswr_spec = {
-	.name = "pyverbs.srq.OpsWr",
-	.basicsize = sizeof(struct pv_ops_wr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = opswr_slots,
-};
+PV_GC_TYPE_SPEC(opswr, "pyverbs.srq.OpsWr", struct pv_ops_wr,
+		"OpsWr(wr_id=0, opcode=0, "
+		"flags=1, next_wr=None, unexpected_cnt=0, "
+		"recv_wr_id=0, num_sge=None, tag=0, mask=0, sg_list=None)"
+		"\n--\n\n"
+		"Defaults: opcode=IBV_WR_TAG_ADD, flags=IBV_OPS_SIGNALED.\n"
+		"A tag-matching operation for SRQ.post_srq_ops() (struct "
+		"ibv_ops_wr).  sg_list: the SGEs of a TAG_ADD, copied in "
+		"(num_sge of them, all by default).  handle is what the "
+		"provider returns for an added tag, to delete it with.",
+		{ Py_tp_new, opswr_tp_new }, { Py_tp_init, opswr_init },
+		{ Py_tp_dealloc, opswr_dealloc },
+		{ Py_tp_traverse, opswr_traverse },
+		{ Py_tp_clear, opswr_clear }, { Py_tp_methods, opswr_methods },
+		{ Py_tp_getset, NULL }, );
 
 static struct pv_args_sig *const ops_sigs[] = { &ops_sig, NULL };
 

@@ -127,25 +127,17 @@ static int ria_init(PyObject *o, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot ria_slots[] = {
-	{ Py_tp_doc, "RwqIndTableInitAttr(log_ind_tbl_size=5, wqs_list=None, "
-		     "comp_mask=0)\n--\n\n"
-		     "The attributes of an RSS indirection table (struct "
-		     "ibv_rwq_ind_table_init_attr): 2**log_ind_tbl_size "
-		     "entries, the WQs of wqs_list (RwqIndTable() needs "
-		     "exactly that many; a WQ may appear more than once)." },
-	{ Py_tp_init, ria_init },
-	PV_OSLOTS_GC_SLOTS(ria),
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec ria_spec = {
-	.name = "pyverbs.wq.RwqIndTableInitAttr",
-	.basicsize = sizeof(struct pv_rwq_ind_table_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ria_slots,
-};
+PV_GC_TYPE_SPEC(ria, "pyverbs.wq.RwqIndTableInitAttr",
+		struct pv_rwq_ind_table_init_attr,
+		"RwqIndTableInitAttr(log_ind_tbl_size=5, wqs_list=None, "
+		"comp_mask=0)\n--\n\n"
+		"The attributes of an RSS indirection table (struct "
+		"ibv_rwq_ind_table_init_attr): 2**log_ind_tbl_size "
+		"entries, the WQs of wqs_list (RwqIndTable() needs "
+		"exactly that many; a WQ may appear more than once).",
+		{ Py_tp_init, ria_init }, PV_OSLOTS_GC_SLOTS(ria),
+		{ Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 /* ------------------------------------------------------------------ */
 /* RwqIndTable                                                         */
@@ -357,25 +349,14 @@ static PyGetSetDef rit_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot rit_slots[] = {
-	{ Py_tp_doc, "RwqIndTable(ctx, attr)\n--\n\n"
-		     "An RSS indirection table (ibv_create_rwq_ind_table) of "
-		     "Context ctx over the WQs of attr (an "
-		     "RwqIndTableInitAttr).  Closing any of its WQs closes it "
-		     "(and the QPs that use it) first." },
-	{ Py_tp_init, rit_init },
-	{ Py_tp_getset, rit_getset },
-	{ Py_tp_traverse, rit_traverse },
-	{ Py_tp_clear, rit_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec rit_spec = {
-	.name = "pyverbs.wq.RwqIndTable",
-	.basicsize = sizeof(struct pv_rwq_ind_table),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = rit_slots,
-};
+PV_GC_TYPE_SPEC(rit, "pyverbs.wq.RwqIndTable", struct pv_rwq_ind_table,
+		"RwqIndTable(ctx, attr)\n--\n\n"
+		"An RSS indirection table (ibv_create_rwq_ind_table) of "
+		"Context ctx over the WQs of attr (an "
+		"RwqIndTableInitAttr).  Closing any of its WQs closes it "
+		"(and the QPs that use it) first.",
+		{ Py_tp_init, rit_init }, { Py_tp_getset, rit_getset },
+		{ Py_tp_traverse, rit_traverse }, { Py_tp_clear, rit_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* RxHashConf                                                          */
@@ -594,33 +575,25 @@ static const PyGetSetDef rhc_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot rhc_slots[] = {
-	{ Py_tp_doc, "RxHashConf(rx_hash_function=0, rx_hash_key_len=0, "
-		     "rx_hash_key=None, rx_hash_fields_mask=0)\n--\n\n"
-		     "The RX hash of an RSS QP (struct ibv_rx_hash_conf): the "
-		     "function (IBV_RX_HASH_FUNC_*), its key (bytes or a list "
-		     "of ints, as long as rx_hash_key_len) and the packet "
-		     "fields hashed (IBV_RX_HASH_* bits)." },
-	{ Py_tp_init, rhc_init },
-	{ Py_tp_dealloc, rhc_dealloc },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec rhc_spec = {
-	.name = "pyverbs.wq.RxHashConf",
-	.basicsize = sizeof(struct pv_rx_hash_conf),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = rhc_slots,
-};
+PV_DATA_SPEC(rhc, "pyverbs.wq.RxHashConf", struct pv_rx_hash_conf,
+	     "RxHashConf(rx_hash_function=0, rx_hash_key_len=0, "
+	     "rx_hash_key=None, rx_hash_fields_mask=0)\n--\n\n"
+	     "The RX hash of an RSS QP (struct ibv_rx_hash_conf): the "
+	     "function (IBV_RX_HASH_FUNC_*), its key (bytes or a list "
+	     "of ints, as long as rx_hash_key_len) and the packet "
+	     "fields hashed (IBV_RX_HASH_* bits).",
+	     { Py_tp_init, rhc_init }, { Py_tp_dealloc, rhc_dealloc }, );
 
 int pv_rwq_ind_table_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &ria_spec, pv.PyverbsObject, ria_fields,
-			     ria_oslots, NULL, &pv.RwqIndTableInitAttr) ||
-	    pv_add_type(m, &rit_spec, pv.PyverbsCM, &pv.RwqIndTable) ||
-	    pv_add_data_type(m, &rhc_spec, pv.PyverbsObject, rhc_fields, NULL,
-			     rhc_extra, &pv.RxHashConf))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &ria_spec, &pv.PyverbsObject, &pv.RwqIndTableInitAttr,
+		  ria_fields, ria_oslots },
+		{ &rit_spec, &pv.PyverbsCM, &pv.RwqIndTable },
+		{ &rhc_spec, &pv.PyverbsObject, &pv.RxHashConf, rhc_fields,
+		  NULL, rhc_extra },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -494,42 +494,30 @@ static PyMethodDef sendwr_methods[] = {
 	{ NULL }
 };
 
-static PyType_Slot sendwr_slots[] = {
-	{ Py_tp_doc,
-	  "SendWR(wr_id=0, opcode=2, num_sge=0, "
-	  "imm_data=0, sg=None, send_flags=2, "
-	  "next_wr=None, *, remote_addr=None, rkey=None, ah=None, "
-	  "remote_qpn=None, remote_qkey=None, compare_add=None, "
-	  "swap=None)\n--\n\n"
-	  "Defaults: opcode=IBV_WR_SEND, send_flags=IBV_SEND_SIGNALED.\n"
-	  "A send work request (struct ibv_send_wr).  sg: a list of "
-	  "SGEs, copied in;\nnum_sge of them are used (all of them "
-	  "when num_sge is not given).  A WR\nneeds at least one "
-	  "SGE "
-	  "unless its opcode is LOCAL_INV, BIND_MW or\n"
-	  "SEND_WITH_INV, or it is a SEND / SEND_WITH_IMM given no "
-	  "sg at all\n(a zero-length send, sg_list NULL).  imm_data is stored as given (network "
-	  "order is the\ncaller's business, as upstream).\n\n"
-	  "Keyword shortcuts (pyverbs-c): ah=, remote_qpn=, "
-	  "remote_qkey= do\nset_wr_ud(); compare_add=, swap= with "
-	  "remote_addr=, rkey= do\nset_wr_atomic(); remote_addr=, "
-	  "rkey= alone do set_wr_rdma()." },
-	{ Py_tp_new, sendwr_tp_new },
-	{ Py_tp_init, sendwr_init },
-	{ Py_tp_dealloc, sendwr_dealloc },
-	{ Py_tp_traverse, sendwr_traverse },
-	{ Py_tp_clear, sendwr_clear },
-	{ Py_tp_methods, sendwr_methods },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec sendwr_spec = {
-	.name = "pyverbs.wr.SendWR",
-	.basicsize = sizeof(struct pv_send_wr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = sendwr_slots,
-};
+PV_GC_TYPE_SPEC(
+	sendwr, "pyverbs.wr.SendWR", struct pv_send_wr,
+	"SendWR(wr_id=0, opcode=2, num_sge=0, "
+	"imm_data=0, sg=None, send_flags=2, "
+	"next_wr=None, *, remote_addr=None, rkey=None, ah=None, "
+	"remote_qpn=None, remote_qkey=None, compare_add=None, "
+	"swap=None)\n--\n\n"
+	"Defaults: opcode=IBV_WR_SEND, send_flags=IBV_SEND_SIGNALED.\n"
+	"A send work request (struct ibv_send_wr).  sg: a list of "
+	"SGEs, copied in;\nnum_sge of them are used (all of them "
+	"when num_sge is not given).  A WR\nneeds at least one "
+	"SGE "
+	"unless its opcode is LOCAL_INV, BIND_MW or\n"
+	"SEND_WITH_INV, or it is a SEND / SEND_WITH_IMM given no "
+	"sg at all\n(a zero-length send, sg_list NULL).  imm_data is stored as given (network "
+	"order is the\ncaller's business, as upstream).\n\n"
+	"Keyword shortcuts (pyverbs-c): ah=, remote_qpn=, "
+	"remote_qkey= do\nset_wr_ud(); compare_add=, swap= with "
+	"remote_addr=, rkey= do\nset_wr_atomic(); remote_addr=, "
+	"rkey= alone do set_wr_rdma().",
+	{ Py_tp_new, sendwr_tp_new }, { Py_tp_init, sendwr_init },
+	{ Py_tp_dealloc, sendwr_dealloc }, { Py_tp_traverse, sendwr_traverse },
+	{ Py_tp_clear, sendwr_clear }, { Py_tp_methods, sendwr_methods },
+	{ Py_tp_getset, NULL }, );
 
 static struct pv_args_sig *const send_sigs[] = { &send_sig, &ud_sig, &rdma_sig,
 						 &atomic_sig, NULL };

@@ -165,25 +165,13 @@ static const struct pv_field sge_fields[] = {
 	PV_FIELD(struct pv_sge, sge.lkey, "lkey"), PV_FIELD_END
 };
 
-static PyType_Slot sge_slots[] = {
-	{ Py_tp_doc, "SGE(addr, length, lkey)\n--\n\n"
-		     "A scatter/gather element (struct ibv_sge): length bytes "
-		     "at addr, in the\nmemory region whose local key is "
-		     "lkey." },
-	{ Py_tp_new, sge_tp_new },
-	{ Py_tp_init, sge_init },
-	{ Py_tp_dealloc, sge_dealloc },
-	{ Py_tp_methods, sge_methods },
-	{ Py_tp_getset, NULL }, /* from sge_fields, at init */
-	{ 0, NULL }
-};
-
-static PyType_Spec sge_spec = {
-	.name = "pyverbs.wr.SGE",
-	.basicsize = sizeof(struct pv_sge),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sge_slots,
-};
+PV_DATA_SPEC(sge, "pyverbs.wr.SGE", struct pv_sge,
+	     "SGE(addr, length, lkey)\n--\n\n"
+	     "A scatter/gather element (struct ibv_sge): length bytes "
+	     "at addr, in the\nmemory region whose local key is "
+	     "lkey.",
+	     { Py_tp_new, sge_tp_new }, { Py_tp_init, sge_init },
+	     { Py_tp_dealloc, sge_dealloc }, { Py_tp_methods, sge_methods }, );
 
 static struct pv_args_sig *const sge_sigs[] = { &sge_sig, &sge_read_sig, NULL };
 

@@ -391,23 +391,13 @@ static PyGetSetDef spec_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot spec_slots[] = {
-	{ Py_tp_doc, "Spec()\n--\n\n"
-		     "Abstract base of the flow steering specifications; "
-		     "constructing it raises NotImplementedError." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, spec_abstract_init },
-	{ Py_tp_getset, spec_getset },
-	{ Py_tp_methods, spec_methods },
-	{ 0, NULL }
-};
-
-static PyType_Spec spec_spec = {
-	.name = "pyverbs.spec.Spec",
-	.basicsize = sizeof(struct pv_spec),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = spec_slots,
-};
+PV_TYPE_SPEC(spec, "pyverbs.spec.Spec", struct pv_spec,
+	     "Spec()\n--\n\n"
+	     "Abstract base of the flow steering specifications; "
+	     "constructing it raises NotImplementedError.",
+	     { Py_tp_new, PyType_GenericNew },
+	     { Py_tp_init, spec_abstract_init }, { Py_tp_getset, spec_getset },
+	     { Py_tp_methods, spec_methods }, );
 
 /*
  * The constructor of a spec kind: vals holds the optional arguments of the
@@ -496,18 +486,10 @@ static int tcp_udp_init(PyObject *self, PyObject *args, PyObject *kw)
 	return spec_init(self, args, kw, &tcp_udp_desc);
 }
 
-#define SPEC_TYPE(prefix, pyname, doc)                                         \
-	static PyType_Slot prefix##_slots[] = { { Py_tp_doc, doc },            \
-						{ Py_tp_init, prefix##_init }, \
-						{ Py_tp_getset,                \
-						  NULL }, /* from the table */ \
-						{ 0, NULL } };                 \
-	static PyType_Spec prefix##_spec = {                                   \
-		.name = "pyverbs.spec." pyname,                                \
-		.basicsize = sizeof(struct pv_spec),                           \
-		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,             \
-		.slots = prefix##_slots,                                       \
-	}
+/* A spec type: its Py_tp_getset is filled from its table (spec_add_type). */
+#define SPEC_TYPE(prefix, pyname, doc)                                    \
+	PV_DATA_SPEC(prefix, "pyverbs.spec." pyname, struct pv_spec, doc, \
+		     { Py_tp_init, prefix##_init }, )
 
 SPEC_TYPE(eth, "EthSpec",
 	  "EthSpec(dst_mac=None, dst_mac_mask=None, src_mac=None, "

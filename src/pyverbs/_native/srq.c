@@ -77,22 +77,11 @@ static int sa_init(PyObject *obj, PyObject *args, PyObject *kw)
 			     &((struct pv_srq_attr *)obj)->attr);
 }
 
-static PyType_Slot sa_slots[] = {
-	{ Py_tp_doc, "SrqAttr(max_wr=100, max_sge=1, srq_limit=0)\n--\n\n"
-		     "The attributes of an SRQ (struct ibv_srq_attr), for "
-		     "SRQ.modify() and from SRQ.query()." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, sa_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec sa_spec = {
-	.name = "pyverbs.srq.SrqAttr",
-	.basicsize = sizeof(struct pv_srq_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sa_slots,
-};
+PV_DATA_SPEC(sa, "pyverbs.srq.SrqAttr", struct pv_srq_attr,
+	     "SrqAttr(max_wr=100, max_sge=1, srq_limit=0)\n--\n\n"
+	     "The attributes of an SRQ (struct ibv_srq_attr), for "
+	     "SRQ.modify() and from SRQ.query().",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, sa_init }, );
 
 /* ------------------------------------------------------------------ */
 /* SrqInitAttr                                                         */
@@ -130,24 +119,13 @@ static int sia_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot sia_slots[] = {
-	{ Py_tp_doc, "SrqInitAttr(attr=None)\n--\n\n"
-		     "How to create an SRQ on a PD (struct ibv_srq_init_attr): "
-		     "max_wr, max_sge and srq_limit copied from attr (an "
-		     "SrqAttr; 0 without one).  Creating the SRQ writes the "
-		     "actual max_wr and max_sge back." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, sia_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec sia_spec = {
-	.name = "pyverbs.srq.SrqInitAttr",
-	.basicsize = sizeof(struct pv_srq_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = sia_slots,
-};
+PV_DATA_SPEC(sia, "pyverbs.srq.SrqInitAttr", struct pv_srq_init_attr,
+	     "SrqInitAttr(attr=None)\n--\n\n"
+	     "How to create an SRQ on a PD (struct ibv_srq_init_attr): "
+	     "max_wr, max_sge and srq_limit copied from attr (an "
+	     "SrqAttr; 0 without one).  Creating the SRQ writes the "
+	     "actual max_wr and max_sge back.",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, sia_init }, );
 
 /* ------------------------------------------------------------------ */
 /* SrqInitAttrEx                                                       */
@@ -201,26 +179,16 @@ static int siax_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot siax_slots[] = {
-	{ Py_tp_doc, "SrqInitAttrEx(max_wr=100, max_sge=1, srq_limit=0)\n--\n"
-		     "\n"
-		     "How to create an SRQ on a Context (struct "
-		     "ibv_srq_init_attr_ex): set comp_mask (IBV_SRQ_INIT_ATTR_"
-		     "*), srq_type (IBV_SRQT_BASIC, _XRC, _TM), pd, xrcd, cq, "
-		     "max_num_tags and max_ops as attributes." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, siax_init },
-	PV_OSLOTS_GC_SLOTS(siax),
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec siax_spec = {
-	.name = "pyverbs.srq.SrqInitAttrEx",
-	.basicsize = sizeof(struct pv_srq_init_attr_ex),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = siax_slots,
-};
+PV_GC_TYPE_SPEC(siax, "pyverbs.srq.SrqInitAttrEx", struct pv_srq_init_attr_ex,
+		"SrqInitAttrEx(max_wr=100, max_sge=1, srq_limit=0)\n--\n"
+		"\n"
+		"How to create an SRQ on a Context (struct "
+		"ibv_srq_init_attr_ex): set comp_mask (IBV_SRQ_INIT_ATTR_"
+		"*), srq_type (IBV_SRQT_BASIC, _XRC, _TM), pd, xrcd, cq, "
+		"max_num_tags and max_ops as attributes.",
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, siax_init },
+		PV_OSLOTS_GC_SLOTS(siax), { Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 /* ------------------------------------------------------------------ */
 /* SRQ: creation and destruction                                       */
@@ -578,35 +546,27 @@ static PyGetSetDef srq_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot srq_slots[] = {
-	{ Py_tp_doc, "SRQ(creator, attr)\n--\n\n"
-		     "A shared receive queue.  creator is a PD (attr an "
-		     "SrqInitAttr, ibv_create_srq) or a Context (attr an "
-		     "SrqInitAttrEx, ibv_create_srq_ex).  Closing it closes "
-		     "the QPs created on it first." },
-	{ Py_tp_init, srq_init },
-	{ Py_tp_methods, srq_methods },
-	{ Py_tp_getset, srq_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec srq_spec = {
-	.name = "pyverbs.srq.SRQ",
-	.basicsize = sizeof(struct pv_srq),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = srq_slots,
-};
+PV_GC_TYPE_SPEC(srq, "pyverbs.srq.SRQ", struct pv_srq,
+		"SRQ(creator, attr)\n--\n\n"
+		"A shared receive queue.  creator is a PD (attr an "
+		"SrqInitAttr, ibv_create_srq) or a Context (attr an "
+		"SrqInitAttrEx, ibv_create_srq_ex).  Closing it closes "
+		"the QPs created on it first.",
+		{ Py_tp_init, srq_init }, { Py_tp_methods, srq_methods },
+		{ Py_tp_getset, srq_getset }, PV_CM_SLOTS, );
 
 int pv_srq_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &sa_spec, pv.PyverbsObject, sa_fields, NULL,
-			     NULL, &pv.SrqAttr) ||
-	    pv_add_data_type(m, &sia_spec, pv.PyverbsObject, sia_fields, NULL,
-			     NULL, &pv.SrqInitAttr) ||
-	    pv_add_data_type(m, &siax_spec, pv.PyverbsObject, siax_fields,
-			     siax_oslots, NULL, &pv.SrqInitAttrEx) ||
-	    pv_add_type(m, &srq_spec, pv.PyverbsCM, &pv.SRQ))
+	static const struct pv_type_def types[] = {
+		{ &sa_spec, &pv.PyverbsObject, &pv.SrqAttr, sa_fields },
+		{ &sia_spec, &pv.PyverbsObject, &pv.SrqInitAttr, sia_fields },
+		{ &siax_spec, &pv.PyverbsObject, &pv.SrqInitAttrEx, siax_fields,
+		  siax_oslots },
+		{ &srq_spec, &pv.PyverbsCM, &pv.SRQ },
+		{ NULL }
+	};
+
+	if (pv_add_types(m, types))
 		return -1;
 	return pv_obj_register_handle(pv.SRQ, offsetof(struct pv_srq, srq));
 }

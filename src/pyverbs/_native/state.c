@@ -11,8 +11,8 @@
 
 struct pv_state pv;
 
-int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
-		PyTypeObject **slot)
+int pv_make_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
+		 PyTypeObject **slot)
 {
 	PyObject *t;
 
@@ -21,11 +21,22 @@ int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 	t = PyType_FromModuleAndSpec(m, spec, (PyObject *)base);
 	if (!t)
 		return -1;
-	if (PyModule_AddType(m, (PyTypeObject *)t)) {
+	*slot = (PyTypeObject *)t; /* a reference held for ever */
+	return 0;
+}
+
+int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
+		PyTypeObject **slot)
+{
+	PyTypeObject *t;
+
+	if (pv_make_type(m, spec, base, &t))
+		return -1;
+	if (PyModule_AddType(m, t)) {
 		Py_DECREF(t);
 		return -1;
 	}
-	*slot = (PyTypeObject *)t; /* the module keeps its reference */
+	*slot = t; /* held for ever, as the module holds it */
 	return 0;
 }
 

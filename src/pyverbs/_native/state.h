@@ -46,6 +46,19 @@ struct pv_state {
 	PyTypeObject *XRCD;
 	/* mr.c */
 	PyTypeObject *MR;
+	/* dmah.c */
+	PyTypeObject *DmaHandleInitAttr;
+	PyTypeObject *DMAHandle;
+	/* buf.c */
+	PyTypeObject *Buf;
+	PyTypeObject *BufMR;
+	/* mr_ex.c */
+	PyTypeObject *MREx;
+	/* comp_cntr.c */
+	PyTypeObject *CompCntrInitAttr;
+	PyTypeObject *CompCntr;
+	PyTypeObject *CompCntrCaps;
+	PyTypeObject *QPAttachCompCntrAttr;
 	/* dmabuf.c */
 	PyTypeObject *DmaBuf;
 	PyTypeObject *DmaBufMR;
@@ -59,7 +72,11 @@ struct pv_state {
 	PyTypeObject *CompChannel;
 	PyTypeObject *CQ;
 	PyTypeObject *WC;
-	PyTypeObject *CQEX; /* cqex.c */
+	/* cqex.c */
+	PyTypeObject *CqInitAttrEx;
+	PyTypeObject *PollCqAttr;
+	PyTypeObject *WcTmInfo;
+	PyTypeObject *CQEX;
 	/* addr.c */
 	PyTypeObject *GID;
 	PyTypeObject *GRH;
@@ -76,6 +93,7 @@ struct pv_state {
 	PyTypeObject *QPInitAttrEx;
 	PyTypeObject *QPAttr;
 	PyTypeObject *ECE;
+	PyTypeObject *QPRateLimitAttr; /* qp_rate_limit.c */
 	PyTypeObject *QP;
 	PyTypeObject *DataBuffer;
 	PyTypeObject *QPEx;
@@ -114,6 +132,7 @@ struct pv_state {
 	PyTypeObject *UDParam;
 	PyTypeObject *JoinMCAttrEx;
 	PyTypeObject *CMID;
+	PyTypeObject *CMIDQP; /* cm/cmid_qp.c, hidden: _CMIDQP */
 
 	/* the hook pv_add_type() calls before making each type (guard.c) */
 	int (*prepare_spec)(PyType_Spec *spec, PyTypeObject *base);
@@ -127,5 +146,8 @@ extern struct pv_state pv;
  */
 int pv_add_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
 		PyTypeObject **slot);
+/* The same without adding it to the module: a hidden helper type. */
+int pv_make_type(PyObject *m, PyType_Spec *spec, PyTypeObject *base,
+		 PyTypeObject **slot);
 
 #endif /* PV_STATE_H */

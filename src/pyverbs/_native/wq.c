@@ -118,26 +118,17 @@ static int wia_init(PyObject *o, PyObject *args, PyObject *kw)
 			     attrs);
 }
 
-static PyType_Slot wia_slots[] = {
-	{ Py_tp_doc, "WQInitAttr(wq_context=None, wq_pd=None, wq_cq=None, "
-		     "wq_type=0, max_wr=100, max_sge=1, comp_mask=0, "
-		     "create_flags=0)\n--\n\n"
-		     "Defaults: wq_type=IBV_WQT_RQ.\n"
-		     "The attributes of a new WQ (struct ibv_wq_init_attr).  "
-		     "WQ() needs a pd and a cq; it writes the actual max_wr "
-		     "and max_sge back." },
-	{ Py_tp_init, wia_init },
-	PV_OSLOTS_GC_SLOTS(wia),
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec wia_spec = {
-	.name = "pyverbs.wq.WQInitAttr",
-	.basicsize = sizeof(struct pv_wq_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = wia_slots,
-};
+PV_GC_TYPE_SPEC(wia, "pyverbs.wq.WQInitAttr", struct pv_wq_init_attr,
+		"WQInitAttr(wq_context=None, wq_pd=None, wq_cq=None, "
+		"wq_type=0, max_wr=100, max_sge=1, comp_mask=0, "
+		"create_flags=0)\n--\n\n"
+		"Defaults: wq_type=IBV_WQT_RQ.\n"
+		"The attributes of a new WQ (struct ibv_wq_init_attr).  "
+		"WQ() needs a pd and a cq; it writes the actual max_wr "
+		"and max_sge back.",
+		{ Py_tp_init, wia_init }, PV_OSLOTS_GC_SLOTS(wia),
+		{ Py_tp_getset, NULL },
+		/* filled by pv_add_data_type() */);
 
 /* ------------------------------------------------------------------ */
 /* WQAttr                                                              */
@@ -168,22 +159,12 @@ static int wqa_init(PyObject *o, PyObject *args, PyObject *kw)
 			     (const char *const *)kwlist);
 }
 
-static PyType_Slot wqa_slots[] = {
-	{ Py_tp_doc, "WQAttr(attr_mask=0, wq_state=0, curr_wq_state=0, "
-		     "flags=0, flags_mask=0)\n--\n\n"
-		     "How to modify a WQ (struct ibv_wq_attr): attr_mask "
-		     "(IBV_WQ_ATTR_*) says which fields apply." },
-	{ Py_tp_init, wqa_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec wqa_spec = {
-	.name = "pyverbs.wq.WQAttr",
-	.basicsize = sizeof(struct pv_wq_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = wqa_slots,
-};
+PV_DATA_SPEC(wqa, "pyverbs.wq.WQAttr", struct pv_wq_attr,
+	     "WQAttr(attr_mask=0, wq_state=0, curr_wq_state=0, "
+	     "flags=0, flags_mask=0)\n--\n\n"
+	     "How to modify a WQ (struct ibv_wq_attr): attr_mask "
+	     "(IBV_WQ_ATTR_*) says which fields apply.",
+	     { Py_tp_init, wqa_init }, );
 
 /* ------------------------------------------------------------------ */
 /* WQ                                                                  */
@@ -407,25 +388,14 @@ static PyGetSetDef wq_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot wq_slots[] = {
-	{ Py_tp_doc, "WQ(ctx, attr)\n--\n\n"
-		     "A work queue (ibv_create_wq) of Context ctx, made from a "
-		     "WQInitAttr naming its PD and CQ.  Closing it closes the "
-		     "indirection tables that use it first." },
-	{ Py_tp_init, wq_init },
-	{ Py_tp_methods, wq_methods },
-	{ Py_tp_getset, wq_getset },
-	{ Py_tp_traverse, wq_traverse },
-	{ Py_tp_clear, wq_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec wq_spec = {
-	.name = "pyverbs.wq.WQ",
-	.basicsize = sizeof(struct pv_wq),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = wq_slots,
-};
+PV_GC_TYPE_SPEC(wq, "pyverbs.wq.WQ", struct pv_wq,
+		"WQ(ctx, attr)\n--\n\n"
+		"A work queue (ibv_create_wq) of Context ctx, made from a "
+		"WQInitAttr naming its PD and CQ.  Closing it closes the "
+		"indirection tables that use it first.",
+		{ Py_tp_init, wq_init }, { Py_tp_methods, wq_methods },
+		{ Py_tp_getset, wq_getset }, { Py_tp_traverse, wq_traverse },
+		{ Py_tp_clear, wq_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* Registration                                                        */
@@ -433,11 +403,15 @@ static PyType_Spec wq_spec = {
 
 int pv_wq_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &wia_spec, pv.PyverbsObject, wia_fields,
-			     wia_oslots, NULL, &pv.WQInitAttr) ||
-	    pv_add_data_type(m, &wqa_spec, pv.PyverbsObject, wqa_fields, NULL,
-			     NULL, &pv.WQAttr) ||
-	    pv_add_type(m, &wq_spec, pv.PyverbsCM, &pv.WQ))
+	static const struct pv_type_def types[] = {
+		{ &wia_spec, &pv.PyverbsObject, &pv.WQInitAttr, wia_fields,
+		  wia_oslots },
+		{ &wqa_spec, &pv.PyverbsObject, &pv.WQAttr, wqa_fields },
+		{ &wq_spec, &pv.PyverbsCM, &pv.WQ },
+		{ NULL }
+	};
+
+	if (pv_add_types(m, types))
 		return -1;
 	return pv_obj_register_handle(pv.WQ, offsetof(struct pv_wq, wq));
 }

@@ -43,25 +43,14 @@ static int xia_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot xia_slots[] = {
-	{ Py_tp_doc, "XRCDInitAttr(comp_mask, oflags, fd)\n--\n\n"
-		     "How to open an XRC domain (struct ibv_xrcd_init_attr): "
-		     "comp_mask (IBV_XRCD_INIT_ATTR_FD | "
-		     "IBV_XRCD_INIT_ATTR_OFLAGS), the open(2) flags (O_CREAT, "
-		     "O_EXCL) and the file descriptor that names a domain "
-		     "shared between processes (-1: a private one)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, xia_init },
-	{ Py_tp_getset, NULL }, /* filled by pv_add_data_type() */
-	{ 0, NULL }
-};
-
-static PyType_Spec xia_spec = {
-	.name = "pyverbs.xrcd.XRCDInitAttr",
-	.basicsize = sizeof(struct pv_xrcd_init_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = xia_slots,
-};
+PV_DATA_SPEC(xia, "pyverbs.xrcd.XRCDInitAttr", struct pv_xrcd_init_attr,
+	     "XRCDInitAttr(comp_mask, oflags, fd)\n--\n\n"
+	     "How to open an XRC domain (struct ibv_xrcd_init_attr): "
+	     "comp_mask (IBV_XRCD_INIT_ATTR_FD | "
+	     "IBV_XRCD_INIT_ATTR_OFLAGS), the open(2) flags (O_CREAT, "
+	     "O_EXCL) and the file descriptor that names a domain "
+	     "shared between processes (-1: a private one).",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, xia_init }, );
 
 /* ---- XRCD ---- */
 
@@ -135,28 +124,20 @@ static PyGetSetDef xrcd_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot xrcd_slots[] = {
-	{ Py_tp_doc, "XRCD(context, init_attr)\n--\n\n"
-		     "An XRC domain (ibv_open_xrcd).  Closing it closes the "
-		     "QPs opened on it first." },
-	{ Py_tp_init, xrcd_init },
-	{ Py_tp_getset, xrcd_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec xrcd_spec = {
-	.name = "pyverbs.xrcd.XRCD",
-	.basicsize = sizeof(struct pv_xrcd),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = xrcd_slots,
-};
+PV_GC_TYPE_SPEC(xrcd, "pyverbs.xrcd.XRCD", struct pv_xrcd,
+		"XRCD(context, init_attr)\n--\n\n"
+		"An XRC domain (ibv_open_xrcd).  Closing it closes the "
+		"QPs opened on it first.",
+		{ Py_tp_init, xrcd_init }, { Py_tp_getset, xrcd_getset },
+		PV_CM_SLOTS, );
 
 int pv_xrcd_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &xia_spec, pv.PyverbsObject, xia_fields, NULL,
-			     NULL, &pv.XRCDInitAttr) ||
-	    pv_add_type(m, &xrcd_spec, pv.PyverbsCM, &pv.XRCD))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &xia_spec, &pv.PyverbsObject, &pv.XRCDInitAttr, xia_fields },
+		{ &xrcd_spec, &pv.PyverbsCM, &pv.XRCD },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * pyverbs-c: the RDMA connection manager (librdmacm), shared between
- * cm/event.c (AddrInfo, CMEventChannel, CMEvent, ConnParam, UDParam,
- * JoinMCAttrEx) and the CMID's files: cm/cmid.c (the type, connection
+ * cm/addrinfo.c (AddrInfo, and the CMID's asynchronous lookup),
+ * cm/event.c (CMEventChannel, CMEvent, ConnParam, UDParam, JoinMCAttrEx)
+ * and the CMID's files: cm/cmid.c (the type, connection
  * management, multicast), cm/cmid_qp.c (its QP), cm/datapath.c (memory
  * and posting), cm/cmid_verbs.c (its Context and PD).
  *
@@ -28,7 +29,8 @@
 
 struct pv_addrinfo {
 	struct pv_obj obj;
-	struct rdma_addrinfo *ai;
+	struct rdma_addrinfo *ai; /* NULL while empty */
+	int filling;		  /* get_addrinfo()'s lookup runs */
 };
 
 struct pv_cm_channel {
@@ -72,8 +74,17 @@ struct pv_cmid {
 
 #define CMID(o) ((struct pv_cmid *)(o))
 
-/* event.c: the open AddrInfo o (TypeError naming 'what', or closed). */
+/* addrinfo.c: the open, filled AddrInfo o (else TypeError naming 'what',
+ * or PyverbsUserError: closed, empty). */
 struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what);
+/* addrinfo.c: hold ai's list for a call that uses it without the GIL:
+ * checks it again (pv_addrinfo_arg) and that no refill runs, then marks
+ * ai busy (pv_busy_leave(&ai->obj) after).  0 or -1. */
+int pv_addrinfo_hold(struct pv_addrinfo *ai, const char *what);
+/* addrinfo.c: CMID methods (librdmacm 60; else they raise) */
+PyObject *pv_cmid_resolve_addrinfo(PyObject *obj, PyObject *args, PyObject *kw);
+PyObject *pv_cmid_query_addrinfo(PyObject *obj, PyObject *unused);
+int pv_addrinfo_init_type(PyObject *m);
 /* event.c: the address of a JoinMCAttrEx, filled from its AddrInfo. */
 int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out);
 /* event.c: fill *out from a ConnParam (None: returns 1 and leaves it). */

@@ -153,8 +153,10 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 			return -1;
 		pattr = &attr;
 	}
-	/* An active id resolves its address and route here: may wait. */
-	pv_busy_enter(&ai->obj);
+	/* An active id resolves its address and route here: may wait.
+	 * (The conversions above may have run Python code.) */
+	if (pv_addrinfo_hold(ai, "creator"))
+		return -1;
 	if (pd)
 		pv_busy_enter(&pd->obj);
 	Py_BEGIN_ALLOW_THREADS
@@ -417,9 +419,9 @@ static PyObject *cmid_resolve_addr(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:resolve_addr", kwlist,
 					 &o, pv_conv_int, &timeout))
 		return NULL;
-	if (!(ai = pv_addrinfo_arg(o, "rai")) || cmid_open(self))
+	if (!(ai = pv_addrinfo_arg(o, "rai")) || cmid_open(self) ||
+	    pv_addrinfo_hold(ai, "rai"))
 		return NULL;
-	pv_busy_enter(&ai->obj);
 	r = CMID_CALL(self,
 		      rdma_resolve_addr(self->id, ai->ai->ai_src_addr,
 					ai->ai->ai_dst_addr, timeout),
@@ -641,9 +643,9 @@ static PyObject *cmid_leave_multicast(PyObject *obj, PyObject *args,
 	if (!(ai = pv_addrinfo_arg(o, "addr")) || cmid_open(self))
 		return NULL;
 	/* It waits for the acks of the group's events: ack ours first. */
-	if (self->channel && pv_cm_ack_events_of(self->channel, self->id))
+	if ((self->channel && pv_cm_ack_events_of(self->channel, self->id)) ||
+	    pv_addrinfo_hold(ai, "addr"))
 		return NULL;
-	pv_busy_enter(&ai->obj);
 	r = CMID_CALL(self, rdma_leave_multicast(self->id, ai->ai->ai_src_addr),
 		      "rdma_leave_multicast", "Failed to leave multicast");
 	if (r)
@@ -860,34 +862,36 @@ static PyMethodDef cmid_methods[] = {
 	{ "get_recv_comp", pv_cmid_get_recv_comp, METH_NOARGS,
 	  "get_recv_comp($self, /)\n--\n\n"
 	  "Wait for a receive completion (rdma_get_recv_comp): a WC." },
+	{ "resolve_addrinfo", KW(pv_cmid_resolve_addrinfo),
+	  "resolve_addrinfo($self, node=None, service=None, port_space=0, "
+	  "flags=0)\n--\n\n"
+	  "Start looking node and service up for this id "
+	  "(rdma_resolve_addrinfo, librdmacm 60):\nthe result comes as an "
+	  "RDMA_CM_EVENT_ADDRINFO_RESOLVED (or _ADDRINFO_ERROR)\nevent, "
+	  "then query_addrinfo() returns it.  port_space and flags as for "
+	  "AddrInfo\n(RAI_SA / RAI_DNS choose the IB SA or DNS)." },
+	{ "query_addrinfo", pv_cmid_query_addrinfo, METH_NOARGS,
+	  "query_addrinfo($self, /)\n--\n\n"
+	  "The result of resolve_addrinfo() as a new AddrInfo, which owns it "
+	  "(rdma_query_addrinfo,\nlibrdmacm 60; once per lookup)." },
 	{ NULL }
 };
 
-static PyType_Slot cmid_slots[] = {
-	{ Py_tp_doc, "CMID(creator=None, qp_init_attr=None, pd=None, "
-		     "port_space=262, listen_id=None)\n--\n\n"
-		     "Defaults: port_space=RDMA_PS_TCP.\n"
-		     "An RDMA CM id.  creator is an AddrInfo (a synchronous id,"
-		     " rdma_create_ep, with\nits QP made from qp_init_attr on "
-		     "pd if given), a CMEventChannel (an\nasynchronous id of "
-		     "port_space, rdma_create_id), or a CONNECT_REQUEST "
-		     "CMEvent\ntogether with the listening listen_id (the "
-		     "request's new id).  Closing it\ncloses its accepted ids, "
-		     "its QP and the Context/PD/MRs made on it first." },
-	{ Py_tp_init, cmid_init },
-	{ Py_tp_methods, cmid_methods },
-	{ Py_tp_getset, cmid_getset },
-	{ Py_tp_traverse, cmid_traverse },
-	{ Py_tp_clear, cmid_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec cmid_spec = {
-	.name = "pyverbs.cmid.CMID",
-	.basicsize = sizeof(struct pv_cmid),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = cmid_slots,
-};
+PV_GC_TYPE_SPEC(cmid, "pyverbs.cmid.CMID", struct pv_cmid,
+		"CMID(creator=None, qp_init_attr=None, pd=None, "
+		"port_space=262, listen_id=None)\n--\n\n"
+		"Defaults: port_space=RDMA_PS_TCP.\n"
+		"An RDMA CM id.  creator is an AddrInfo (a synchronous id,"
+		" rdma_create_ep, with\nits QP made from qp_init_attr on "
+		"pd if given), a CMEventChannel (an\nasynchronous id of "
+		"port_space, rdma_create_id), or a CONNECT_REQUEST "
+		"CMEvent\ntogether with the listening listen_id (the "
+		"request's new id).  Closing it\ncloses its accepted ids, "
+		"its QP and the Context/PD/MRs made on it first.",
+		{ Py_tp_init, cmid_init }, { Py_tp_methods, cmid_methods },
+		{ Py_tp_getset, cmid_getset },
+		{ Py_tp_traverse, cmid_traverse },
+		{ Py_tp_clear, cmid_clear }, );
 
 /* What the core calls into rdma_cm for (rdmacm_ops.h). */
 static const struct pv_cm_ops cm_ops = {
@@ -901,7 +905,7 @@ static const struct pv_cm_ops cm_ops = {
 int pv_cm_init_types(PyObject *m)
 {
 	if (PyModule_AddIntConstant(m, "_HAVE_RDMACM", 1) ||
-	    pv_cm_event_init_types(m) ||
+	    pv_addrinfo_init_type(m) || pv_cm_event_init_types(m) ||
 	    pv_add_type(m, &cmid_spec, pv.PyverbsCM, &pv.CMID))
 		return -1;
 	if (pv_cmid_qp_init_types())

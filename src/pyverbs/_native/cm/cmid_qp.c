@@ -9,7 +9,6 @@
 #include "cq.h"
 #include "errors.h"
 #include "field.h"
-#include "guard.h"
 #include "object.h"
 #include "pd.h"
 #include "qp.h"
@@ -76,8 +75,6 @@ struct cm_qp {
 	struct pv_cmid *cmid; /* its parent 0, while the QP lives */
 };
 
-static PyTypeObject *cm_qp_type;
-
 static int cm_qp_destroy(struct pv_obj *o)
 {
 	struct cm_qp *self = (struct cm_qp *)o;
@@ -88,14 +85,8 @@ static int cm_qp_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static PyType_Slot cm_qp_slots[] = { PV_CM_SLOTS, { 0, NULL } };
-
-static PyType_Spec cm_qp_spec = {
-	.name = "pyverbs.cmid._CMIDQP",
-	.basicsize = sizeof(struct cm_qp),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-	.slots = cm_qp_slots,
-};
+PV_TYPE_SPEC_FLAGS(cm_qp, "pyverbs.cmid._CMIDQP", struct cm_qp,
+		   Py_TPFLAGS_HAVE_GC, NULL, PV_CM_SLOTS, );
 
 /* Give self's new QP its owner, linked to the CQs/SRQ of cqs (none: the
  * CMID owns it directly).  0, or -1 with an exception set (the caller
@@ -107,7 +98,7 @@ int pv_cmid_own_qp(struct pv_cmid *self, struct pv_obj *cqs[3])
 
 	if (!cqs[0] && !cqs[1] && !cqs[2])
 		return 0;
-	h = (struct cm_qp *)PyObject_CallNoArgs((PyObject *)cm_qp_type);
+	h = (struct cm_qp *)PyObject_CallNoArgs((PyObject *)pv.CMIDQP);
 	if (!h)
 		return -1;
 	pv_obj_setup(&h->obj, cm_qp_destroy);
@@ -216,9 +207,5 @@ PyObject *pv_cmid_init_qp_attr(PyObject *obj, PyObject *args, PyObject *kw)
 
 int pv_cmid_qp_init_types(void)
 {
-	if (pv_guard_spec(&cm_qp_spec, pv.PyverbsCM))
-		return -1;
-	cm_qp_type = (PyTypeObject *)
-		PyType_FromSpecWithBases(&cm_qp_spec, (PyObject *)pv.PyverbsCM);
-	return cm_qp_type ? 0 : -1;
+	return pv_make_type(NULL, &cm_qp_spec, pv.PyverbsCM, &pv.CMIDQP);
 }

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * The CM's helper objects: AddrInfo (rdma_getaddrinfo), CMEventChannel
- * (rdma_create_event_channel), CMEvent (rdma_get_cm_event /
- * rdma_ack_cm_event), and the plain-data ConnParam, UDParam and
- * JoinMCAttrEx.
+ * The CM's helper objects: CMEventChannel (rdma_create_event_channel),
+ * CMEvent (rdma_get_cm_event / rdma_ack_cm_event), and the plain-data
+ * ConnParam, UDParam and JoinMCAttrEx (AddrInfo is addrinfo.c's).
  */
 #include "cm.h"
 #include "addr.h"
@@ -12,233 +11,8 @@
 #include "object.h"
 #include "state.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-
-/* ---- AddrInfo ---- */
-
-static int ai_destroy(struct pv_obj *o)
-{
-	struct pv_addrinfo *self = (struct pv_addrinfo *)o;
-
-	if (self->ai) {
-		rdma_freeaddrinfo(self->ai); /* void */
-		self->ai = NULL;
-	}
-	return 0;
-}
-
-/*
- * A node or service argument: None (NULL), str, bytes, or an int (a
- * service given as a port number).  *keep holds the bytes while *out is
- * used.  0 or -1.
- */
-static int ai_str_arg(PyObject *v, const char *what, PyObject **keep,
-		      const char **out)
-{
-	*keep = NULL;
-	*out = NULL;
-	if (v == Py_None)
-		return 0;
-	if (PyLong_Check(v) && !PyBool_Check(v)) {
-		PyObject *s = PyObject_Str(v); /* a port number */
-
-		if (!s)
-			return -1;
-		v = s;
-	} else {
-		Py_INCREF(v);
-	}
-	if (PyUnicode_Check(v)) {
-		*keep = PyUnicode_AsUTF8String(v);
-	} else if (PyBytes_Check(v)) {
-		*keep = Py_NewRef(v);
-	} else {
-		PyErr_Format(PyExc_TypeError,
-			     "%s must be str, bytes or None, "
-			     "not %.100s",
-			     what, Py_TYPE(v)->tp_name);
-	}
-	Py_DECREF(v);
-	if (!*keep)
-		return -1;
-	if (strlen(PyBytes_AS_STRING(*keep)) !=
-	    (size_t)PyBytes_GET_SIZE(*keep)) {
-		Py_CLEAR(*keep);
-		PyErr_Format(PyExc_ValueError, "embedded null character in %s",
-			     what);
-		return -1;
-	}
-	*out = PyBytes_AS_STRING(*keep);
-	return 0;
-}
-
-static int ai_init(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "src",	 "dst",	       "src_service",
-				  "dst_service", "port_space", "flags",
-				  NULL };
-	struct pv_addrinfo *self = (struct pv_addrinfo *)obj;
-	PyObject *src = Py_None, *dst = Py_None, *ssrv = Py_None;
-	PyObject *dsrv = Py_None, *keep[4] = { NULL };
-	const char *s[4];
-	struct rdma_addrinfo hints, *res = NULL, *ai = NULL;
-	int port_space = 0, flags = 0, rc = -1, i;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO&O&:AddrInfo", kwlist,
-					 &src, &dst, &ssrv, &dsrv, pv_conv_int,
-					 &port_space, pv_conv_int, &flags))
-		return -1;
-	if (!self->obj.closed || self->obj.nparents) {
-		pv_raise_user("AddrInfo is already initialised");
-		return -1;
-	}
-	pv_obj_setup(&self->obj, ai_destroy);
-	if (ai_str_arg(src, "src", &keep[0], &s[0]) ||
-	    ai_str_arg(dst, "dst", &keep[1], &s[1]) ||
-	    ai_str_arg(ssrv, "src_service", &keep[2], &s[2]) ||
-	    ai_str_arg(dsrv, "dst_service", &keep[3], &s[3]))
-		goto out;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_port_space = port_space;
-	hints.ai_flags = flags;
-	/*
-	 * rdma_getaddrinfo() returns 0, or -1 with errno set (a few paths
-	 * return a getaddrinfo EAI_* code instead, also reported).  A
-	 * passive lookup resolves src alone; an active one with src first
-	 * resolves src passively and passes it as the hint's source.
-	 */
-	Py_BEGIN_ALLOW_THREADS
-	if (flags & RAI_PASSIVE) {
-		rc = rdma_getaddrinfo(s[0], s[2], &hints, &ai);
-	} else {
-		rc = 0;
-		if (s[0]) {
-			hints.ai_flags |= RAI_PASSIVE;
-			rc = rdma_getaddrinfo(s[0], s[2], &hints, &res);
-			if (!rc) {
-				hints.ai_src_addr = res->ai_src_addr;
-				hints.ai_src_len = res->ai_src_len;
-				hints.ai_flags &= ~RAI_PASSIVE;
-			}
-		}
-		if (!rc)
-			rc = rdma_getaddrinfo(s[1], s[3], &hints, &ai);
-		if (res)
-			rdma_freeaddrinfo(res);
-	}
-	Py_END_ALLOW_THREADS
-	if (rc) {
-		if (rc == -1)
-			pv_raise_errno("rdma_getaddrinfo",
-				       "Failed to get Address Info");
-		else
-			pv_raise_code(rc, "rdma_getaddrinfo",
-				      "Failed to get Address Info");
-		rc = -1;
-		goto out;
-	}
-	self->ai = ai;
-	pv_obj_opened(&self->obj);
-out:
-	for (i = 0; i < 4; i++)
-		Py_XDECREF(keep[i]);
-	return rc ? -1 : 0;
-}
-
-/* Format a sockaddr as "ip:port" (None for NULL). */
-static PyObject *ai_sockaddr_str(const struct sockaddr *sa)
-{
-	char host[INET6_ADDRSTRLEN];
-	const void *a;
-	unsigned int port;
-
-	if (!sa)
-		Py_RETURN_NONE;
-	if (sa->sa_family == AF_INET) {
-		a = &((const struct sockaddr_in *)sa)->sin_addr;
-		port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
-	} else if (sa->sa_family == AF_INET6) {
-		a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-		port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-	} else {
-		return PyUnicode_FromFormat("<family %d>", sa->sa_family);
-	}
-	if (!inet_ntop(sa->sa_family, a, host, sizeof(host)))
-		return pv_raise_errno("inet_ntop", "Failed to format address");
-	return PyUnicode_FromFormat("%s:%u", host, port);
-}
-
-static PyObject *ai_get_src(PyObject *obj, void *closure)
-{
-	struct pv_addrinfo *self = (struct pv_addrinfo *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	return ai_sockaddr_str(closure ? self->ai->ai_dst_addr :
-					 self->ai->ai_src_addr);
-}
-
-static PyObject *ai_get_int(PyObject *obj, void *closure)
-{
-	struct pv_addrinfo *self = (struct pv_addrinfo *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	return PyLong_FromLong(closure ? self->ai->ai_flags :
-					 self->ai->ai_port_space);
-}
-
-static PyGetSetDef ai_getset[] = {
-	{ "src_addr", ai_get_src, NULL,
-	  "The source address as 'ip:port', or None (beyond upstream).", NULL },
-	{ "dst_addr", ai_get_src, NULL,
-	  "The destination address as 'ip:port', or None (beyond upstream).",
-	  (void *)1 },
-	{ "port_space", ai_get_int, NULL,
-	  "The port space of the result (beyond upstream).", NULL },
-	{ "flags", ai_get_int, NULL,
-	  "The RAI_* flags of the result (beyond "
-	  "upstream).",
-	  (void *)1 },
-	{ NULL }
-};
-
-static PyType_Slot ai_slots[] = {
-	{ Py_tp_doc,
-	  "AddrInfo(src=None, dst=None, src_service=None, "
-	  "dst_service=None, port_space=0, flags=0)\n--\n\n"
-	  "Address information (rdma_getaddrinfo).  With RAI_PASSIVE "
-	  "in flags, src and src_service\nname the local address to "
-	  "listen on; else dst and dst_service name the\npeer, and "
-	  "src (resolved first) the local address to use." },
-	{ Py_tp_init, ai_init },
-	{ Py_tp_getset, ai_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec ai_spec = {
-	.name = "pyverbs.cmid.AddrInfo",
-	.basicsize = sizeof(struct pv_addrinfo),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ai_slots,
-};
-
-struct pv_addrinfo *pv_addrinfo_arg(PyObject *o, const char *what)
-{
-	if (!pv_type_ok(o, pv.AddrInfo)) {
-		PyErr_Format(PyExc_TypeError,
-			     "%s must be an AddrInfo, not "
-			     "%.100s",
-			     what, Py_TYPE(o)->tp_name);
-		return NULL;
-	}
-	if (pv_check_open(PV_OBJ(o)))
-		return NULL;
-	return (struct pv_addrinfo *)o;
-}
 
 /* ---- CMEventChannel ---- */
 
@@ -419,25 +193,13 @@ static PyGetSetDef ch_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot ch_slots[] = {
-	{ Py_tp_doc,
-	  "CMEventChannel()\n--\n\n"
-	  "A channel on which asynchronous CMIDs report their events "
-	  "(rdma_create_event_channel).\nClosing it closes its "
-	  "CMIDs and acks its events first." },
-	{ Py_tp_init, ch_init },
-	{ Py_tp_methods, ch_methods },
-	{ Py_tp_getset, ch_getset },
-	PV_CM_SLOTS,
-	{ 0, NULL }
-};
-
-static PyType_Spec ch_spec = {
-	.name = "pyverbs.cmid.CMEventChannel",
-	.basicsize = sizeof(struct pv_cm_channel),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ch_slots,
-};
+PV_GC_TYPE_SPEC(ch, "pyverbs.cmid.CMEventChannel", struct pv_cm_channel,
+		"CMEventChannel()\n--\n\n"
+		"A channel on which asynchronous CMIDs report their events "
+		"(rdma_create_event_channel).\nClosing it closes its "
+		"CMIDs and acks its events first.",
+		{ Py_tp_init, ch_init }, { Py_tp_methods, ch_methods },
+		{ Py_tp_getset, ch_getset }, PV_CM_SLOTS, );
 
 /* ---- CMEvent ---- */
 
@@ -637,25 +399,14 @@ static PyGetSetDef ev_getset[] = {
 	{ NULL }
 };
 
-static PyType_Slot ev_slots[] = {
-	{ Py_tp_doc, "CMEvent(channel)\n--\n\n"
-		     "The next event of a CMEventChannel (rdma_get_cm_event): "
-		     "waits for it\nwith the GIL released.  close() and the "
-		     "finalizer ack it if not acked." },
-	{ Py_tp_init, ev_init },
-	{ Py_tp_methods, ev_methods },
-	{ Py_tp_getset, ev_getset },
-	{ Py_tp_traverse, ev_traverse },
-	{ Py_tp_clear, ev_clear },
-	{ 0, NULL }
-};
-
-static PyType_Spec ev_spec = {
-	.name = "pyverbs.cmid.CMEvent",
-	.basicsize = sizeof(struct pv_cm_event),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = ev_slots,
-};
+PV_GC_TYPE_SPEC(ev, "pyverbs.cmid.CMEvent", struct pv_cm_event,
+		"CMEvent(channel)\n--\n\n"
+		"The next event of a CMEventChannel (rdma_get_cm_event): "
+		"waits for it\nwith the GIL released.  close() and the "
+		"finalizer ack it if not acked.",
+		{ Py_tp_init, ev_init }, { Py_tp_methods, ev_methods },
+		{ Py_tp_getset, ev_getset }, { Py_tp_traverse, ev_traverse },
+		{ Py_tp_clear, ev_clear }, );
 
 /* Does the unacked event child c name id (as its id or listen_id)? */
 static int ev_names_id(struct pv_obj *c, void *id)
@@ -771,26 +522,15 @@ static const PyGetSetDef cp_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot cp_slots[] = {
-	{ Py_tp_doc, "ConnParam(resources=1, depth=1, flow_control=0, "
-		     "retry=5, rnr_retry=5, srq=0, qp_num=0, data_len=0)"
-		     "\n--\n\n"
-		     "Connection parameters (struct rdma_conn_param) for "
-		     "CMID.connect() and accept(),\nwith room for data_len "
-		     "bytes of private data." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, cp_init },
-	{ Py_tp_methods, cp_methods },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec cp_spec = {
-	.name = "pyverbs.cmid.ConnParam",
-	.basicsize = sizeof(struct pv_conn_param),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = cp_slots,
-};
+PV_DATA_SPEC(cp, "pyverbs.cmid.ConnParam", struct pv_conn_param,
+	     "ConnParam(resources=1, depth=1, flow_control=0, "
+	     "retry=5, rnr_retry=5, srq=0, qp_num=0, data_len=0)"
+	     "\n--\n\n"
+	     "Connection parameters (struct rdma_conn_param) for "
+	     "CMID.connect() and accept(),\nwith room for data_len "
+	     "bytes of private data.",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, cp_init },
+	     { Py_tp_methods, cp_methods }, );
 
 int pv_conn_param_get(PyObject *o, struct rdma_conn_param *out)
 {
@@ -861,23 +601,12 @@ static const PyGetSetDef ud_extra[] = {
 	{ NULL }
 };
 
-static PyType_Slot ud_slots[] = {
-	{ Py_tp_doc, "UDParam(cm_event)\n--\n\n"
-		     "The UD parameters of an ESTABLISHED or MULTICAST_JOIN "
-		     "event (struct rdma_ud_param):\nthe peer's QP number, "
-		     "Q_Key and address (ah_attr)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, ud_init },
-	{ Py_tp_getset, NULL },
-	{ 0, NULL }
-};
-
-static PyType_Spec ud_spec = {
-	.name = "pyverbs.cmid.UDParam",
-	.basicsize = sizeof(struct pv_ud_param),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = ud_slots,
-};
+PV_DATA_SPEC(ud, "pyverbs.cmid.UDParam", struct pv_ud_param,
+	     "UDParam(cm_event)\n--\n\n"
+	     "The UD parameters of an ESTABLISHED or MULTICAST_JOIN "
+	     "event (struct rdma_ud_param):\nthe peer's QP number, "
+	     "Q_Key and address (ah_attr).",
+	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, ud_init }, );
 
 int pv_ud_param_ah_attr(PyObject *o, struct ibv_ah_attr *out)
 {
@@ -938,26 +667,15 @@ static int jm_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return 0;
 }
 
-static PyType_Slot jm_slots[] = {
-	{ Py_tp_doc, "JoinMCAttrEx(addr, comp_mask=0, join_flags=0)\n--\n\n"
-		     "How to join a multicast group (struct "
-		     "rdma_cm_join_mc_attr_ex): addr, an AddrInfo\nwhose "
-		     "source address is the group; comp_mask "
-		     "(RDMA_CM_JOIN_MC_ATTR_*); join_flags\n"
-		     "(RDMA_MC_JOIN_FLAG_*)." },
-	{ Py_tp_new, PyType_GenericNew },
-	{ Py_tp_init, jm_init },
-	{ Py_tp_getset, NULL },
-	PV_OSLOTS_GC_SLOTS(jm),
-	{ 0, NULL }
-};
-
-static PyType_Spec jm_spec = {
-	.name = "pyverbs.cmid.JoinMCAttrEx",
-	.basicsize = sizeof(struct pv_join_mc_attr),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.slots = jm_slots,
-};
+PV_GC_TYPE_SPEC(jm, "pyverbs.cmid.JoinMCAttrEx", struct pv_join_mc_attr,
+		"JoinMCAttrEx(addr, comp_mask=0, join_flags=0)\n--\n\n"
+		"How to join a multicast group (struct "
+		"rdma_cm_join_mc_attr_ex): addr, an AddrInfo\nwhose "
+		"source address is the group; comp_mask "
+		"(RDMA_CM_JOIN_MC_ATTR_*); join_flags\n"
+		"(RDMA_MC_JOIN_FLAG_*).",
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, jm_init },
+		PV_OSLOTS_GC_SLOTS(jm), { Py_tp_getset, NULL }, );
 
 int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out)
 {
@@ -985,15 +703,17 @@ int pv_join_mc_attr_get(PyObject *o, struct rdma_cm_join_mc_attr_ex *out)
 
 int pv_cm_event_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &ai_spec, pv.PyverbsCM, &pv.AddrInfo) ||
-	    pv_add_type(m, &ch_spec, pv.PyverbsCM, &pv.CMEventChannel) ||
-	    pv_add_type(m, &ev_spec, pv.PyverbsCM, &pv.CMEvent) ||
-	    pv_add_data_type(m, &cp_spec, pv.PyverbsObject, cp_fields, NULL,
-			     cp_extra, &pv.ConnParam) ||
-	    pv_add_data_type(m, &ud_spec, pv.PyverbsObject, ud_fields, NULL,
-			     ud_extra, &pv.UDParam) ||
-	    pv_add_data_type(m, &jm_spec, pv.PyverbsObject, jm_fields,
-			     jm_oslots, NULL, &pv.JoinMCAttrEx))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &ch_spec, &pv.PyverbsCM, &pv.CMEventChannel },
+		{ &ev_spec, &pv.PyverbsCM, &pv.CMEvent },
+		{ &cp_spec, &pv.PyverbsObject, &pv.ConnParam, cp_fields, NULL,
+		  cp_extra },
+		{ &ud_spec, &pv.PyverbsObject, &pv.UDParam, ud_fields, NULL,
+		  ud_extra },
+		{ &jm_spec, &pv.PyverbsObject, &pv.JoinMCAttrEx, jm_fields,
+		  jm_oslots },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

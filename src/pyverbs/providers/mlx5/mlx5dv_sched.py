@@ -10,22 +10,6 @@ if getattr(_v, '_HAVE_MLX5', 0):
     from pyverbs._verbs import Mlx5dvSchedAttr, Mlx5dvSchedNode, \
         Mlx5dvSchedLeaf
 
-    def _attr_str(self):
-        fmt = '{:20}: {:<20}\n'
-        return ('Mlx5dvSchedAttr:\n' +
-                fmt.format('BW share', self.bw_share) +
-                # sic: upstream's label
-                fmt.format('Max avgerage BW', self.max_avg_bw) +
-                fmt.format('Flags', self.flags) +
-                fmt.format('Comp mask', self.comp_mask))
-
-    def _elem_str(self):
-        return (f'{type(self).__name__}:\n' +
-                '{:20}: {:<20}\n'.format('sched attr', str(self.sched_attr)))
-
-    Mlx5dvSchedAttr.__str__ = _attr_str
-    Mlx5dvSchedNode.__str__ = _elem_str
-    Mlx5dvSchedLeaf.__str__ = _elem_str
 del _v
 
 fill_missing(globals(), __name__)

@@ -332,23 +332,22 @@ PV_TYPE_SPEC(cca, "pyverbs.providers.efa.efadv.EfaCompCntrInitAttr",
 
 int pv_efa_attr_init_types(PyObject *m)
 {
-	PyTypeObject *base = pv.PyverbsObject;
+	static const struct pv_type_def types[] = {
+		{ &da_spec, &pv.PyverbsObject, &pv_efa.DeviceAttr, da_fields,
+		  NULL, da_extra },
+		{ &aha_spec, &pv.PyverbsObject, &pv_efa.AHAttr, aha_fields },
+		{ &qia_spec, &pv.PyverbsObject, &pv_efa.QPInitAttr, qia_fields,
+		  NULL, qia_extra },
+		{ &cia_spec, &pv.PyverbsObject, &pv_efa.CQInitAttr,
+		  cia_fields },
+		{ &mra_spec, &pv.PyverbsObject, &pv_efa.MRAttr, mra_fields },
+		{ &sqa_spec, &pv.PyverbsObject, &pv_efa.SQDepthAttr,
+		  sqa_fields },
+		{ &rqa_spec, &pv.PyverbsObject, &pv_efa.RQDepthAttr,
+		  rqa_fields },
+		{ &cca_spec, &pv.PyverbsObject, &pv_efa.CompCntrAttr },
+		{ NULL }
+	};
 
-	if (pv_add_data_type(m, &da_spec, base, da_fields, NULL, da_extra,
-			     &pv_efa.DeviceAttr) ||
-	    pv_add_data_type(m, &aha_spec, base, aha_fields, NULL, NULL,
-			     &pv_efa.AHAttr) ||
-	    pv_add_data_type(m, &qia_spec, base, qia_fields, NULL, qia_extra,
-			     &pv_efa.QPInitAttr) ||
-	    pv_add_data_type(m, &cia_spec, base, cia_fields, NULL, NULL,
-			     &pv_efa.CQInitAttr) ||
-	    pv_add_data_type(m, &mra_spec, base, mra_fields, NULL, NULL,
-			     &pv_efa.MRAttr) ||
-	    pv_add_data_type(m, &sqa_spec, base, sqa_fields, NULL, NULL,
-			     &pv_efa.SQDepthAttr) ||
-	    pv_add_data_type(m, &rqa_spec, base, rqa_fields, NULL, NULL,
-			     &pv_efa.RQDepthAttr) ||
-	    pv_add_type(m, &cca_spec, base, &pv_efa.CompCntrAttr))
-		return -1;
-	return 0;
+	return pv_add_types(m, types);
 }

@@ -473,12 +473,15 @@ PV_TYPE_SPEC(emr, "pyverbs.providers.efa.efadv.EfaMR", struct pv_mr,
 
 int pv_efadv_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &ectx_spec, pv.Context, &pv_efa.Context) ||
-	    pv_add_type(m, &eah_spec, pv.AH, &pv_efa.AH) ||
-	    pv_add_type(m, &srd_spec, pv.QP, &pv_efa.SRDQP) ||
-	    pv_add_type(m, &srdx_spec, pv.QPEx, &pv_efa.SRDQPEx) ||
-	    pv_add_type(m, &ecq_spec, pv_cqex_type(), &pv_efa.CQ) ||
-	    pv_add_type(m, &emr_spec, pv.MR, &pv_efa.MR))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &ectx_spec, &pv.Context, &pv_efa.Context },
+		{ &eah_spec, &pv.AH, &pv_efa.AH },
+		{ &srd_spec, &pv.QP, &pv_efa.SRDQP },
+		{ &srdx_spec, &pv.QPEx, &pv_efa.SRDQPEx },
+		{ &ecq_spec, &pv.CQEX, &pv_efa.CQ },
+		{ &emr_spec, &pv.MR, &pv_efa.MR },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

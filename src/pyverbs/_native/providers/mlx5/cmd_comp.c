@@ -27,8 +27,6 @@ struct cmd_comp {
 	struct mlx5dv_devx_cmd_comp *cc;
 };
 
-static PyTypeObject *cmd_comp_type;
-
 static int cc_destroy(struct pv_obj *o)
 {
 	struct cmd_comp *self = (struct cmd_comp *)o;
@@ -77,7 +75,7 @@ struct mlx5dv_devx_cmd_comp *pv_mlx5_cmd_comp_get(PyObject *o,
 {
 	struct cmd_comp *cc = (struct cmd_comp *)o;
 
-	if (!pv_type_ok(o, cmd_comp_type)) {
+	if (!pv_type_ok(o, pv_mlx5.DevxCmdComp)) {
 		PyErr_Format(PyExc_TypeError,
 			     "cmd_comp must be a Mlx5DevxCmdComp, not %.100s",
 			     Py_TYPE(o)->tp_name);
@@ -186,5 +184,5 @@ PV_GC_TYPE_SPEC(cc, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxCmdComp",
 
 int pv_mlx5_cmd_comp_init_types(PyObject *m)
 {
-	return pv_add_type(m, &cc_spec, pv.PyverbsCM, &cmd_comp_type);
+	return pv_add_type(m, &cc_spec, pv.PyverbsCM, &pv_mlx5.DevxCmdComp);
 }

@@ -21,11 +21,6 @@
 
 #include <errno.h>
 
-static PyTypeObject *mca_type;	/* Mlx5DVContextAttr */
-static PyTypeObject *mdc_type;	/* Mlx5DVContext */
-static PyTypeObject *mpa_type;	/* Mlx5DVPortAttr */
-static PyTypeObject *mctx_type; /* Mlx5Context */
-
 /* What query_mlx5_device(comp_mask=-1) asks for: upstream v44's list. */
 #define MCTX_DEFAULT_COMP_MASK                                          \
 	(MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP | \
@@ -73,12 +68,7 @@ int pv_mlx5_is_minus_one(PyObject *v)
 
 int pv_mlx5_is_context(PyObject *obj)
 {
-	return pv_type_ok(obj, mctx_type);
-}
-
-PyTypeObject *pv_mlx5_context_type(void)
-{
-	return mctx_type;
+	return pv_type_ok(obj, pv_mlx5.Context);
 }
 
 /* ---- Mlx5DVContextAttr ---- */
@@ -431,7 +421,7 @@ static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:Mlx5Context", kwlist,
 					 &attr, &name))
 		return -1;
-	if (!PyObject_TypeCheck(attr, mca_type)) {
+	if (!PyObject_TypeCheck(attr, pv_mlx5.DVContextAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'attr' has incorrect type (expected "
 			     "%s, got %.200s)",
@@ -491,7 +481,7 @@ static PyObject *mctx_query_mlx5_device(PyObject *obj, PyObject *args,
 	if (pv_check_open(&self->obj))
 		return NULL;
 	mask &= MCTX_KNOWN_MASK;
-	res = PyObject_New(struct mlx5_dv_ctx, mdc_type);
+	res = PyObject_New(struct mlx5_dv_ctx, pv_mlx5.DVContext);
 	if (!res)
 		return NULL;
 	memset(&res->dv, 0, sizeof(res->dv));
@@ -536,7 +526,7 @@ static PyObject *mctx_query_mlx5_port(PyObject *unused, PyObject *args,
 		       &port);
 	if (!ctx)
 		return NULL;
-	res = PyObject_New(struct mlx5_port_attr, mpa_type);
+	res = PyObject_New(struct mlx5_port_attr, pv_mlx5.DVPortAttr);
 	if (!res)
 		return NULL;
 	memset(&res->attr, 0, sizeof(res->attr));
@@ -843,13 +833,16 @@ PV_TYPE_SPEC(mctx, "pyverbs.providers.mlx5.mlx5dv.Mlx5Context",
 
 int pv_mlx5_context_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &mca_spec, pv.PyverbsObject, mca_fields,
-			     mca_oslots, NULL, &mca_type) ||
-	    pv_add_data_type(m, &mdc_spec, pv.PyverbsObject, mdc_fields, NULL,
-			     mdc_extra, &mdc_type) ||
-	    pv_add_data_type(m, &mpa_spec, pv.PyverbsObject, mpa_fields, NULL,
-			     NULL, &mpa_type) ||
-	    pv_add_type(m, &mctx_spec, pv.Context, &mctx_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &mca_spec, &pv.PyverbsObject, &pv_mlx5.DVContextAttr,
+		  mca_fields, mca_oslots },
+		{ &mdc_spec, &pv.PyverbsObject, &pv_mlx5.DVContext, mdc_fields,
+		  NULL, mdc_extra },
+		{ &mpa_spec, &pv.PyverbsObject, &pv_mlx5.DVPortAttr,
+		  mpa_fields },
+		{ &mctx_spec, &pv.Context, &pv_mlx5.Context },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

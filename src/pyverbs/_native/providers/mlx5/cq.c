@@ -13,9 +13,6 @@
 
 #include <errno.h>
 
-static PyTypeObject *mcia_type; /* Mlx5DVCQInitAttr */
-static PyTypeObject *mcq_type;	/* Mlx5CQ */
-
 /* ---- Mlx5DVCQInitAttr ---- */
 
 struct mlx5_cq_init_attr {
@@ -98,7 +95,7 @@ static int mcq_init(PyObject *obj, PyObject *args, PyObject *kw)
 			     Py_TYPE(ctxo)->tp_name);
 		return -1;
 	}
-	if (dvo != Py_None && !PyObject_TypeCheck(dvo, mcia_type)) {
+	if (dvo != Py_None && !PyObject_TypeCheck(dvo, pv_mlx5.DVCQInitAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'dv_init_attr' has incorrect type "
 			     "(expected %s, got %.200s)",
@@ -113,28 +110,22 @@ static int mcq_init(PyObject *obj, PyObject *args, PyObject *kw)
 	return pv_cqex_setup(obj, ctxo, ia, mcq_create, &c);
 }
 
-static PyType_Slot mcq_slots[] = {
-	{ Py_tp_doc, "Mlx5CQ(context, init_attr, dv_init_attr)\n--\n\n"
-		     "An extended CQ created by mlx5dv_create_cq() on the "
-		     "Mlx5Context context with a CqInitAttrEx (None: the "
-		     "defaults) and an Mlx5DVCQInitAttr (or None)." },
-	{ Py_tp_init, mcq_init },
-	{ 0, NULL }
-};
-
-static PyType_Spec mcq_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv.Mlx5CQ",
-	.basicsize = 0, /* the CQEX's struct pv_cq */
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	/* GC and its slots: inherited from the base */
-	.slots = mcq_slots,
-};
+/* The CQEX's struct pv_cq; GC and its slots are inherited from CQEX. */
+PV_TYPE_SPEC(mcq, "pyverbs.providers.mlx5.mlx5dv.Mlx5CQ", struct pv_cq,
+	     "Mlx5CQ(context, init_attr, dv_init_attr)\n--\n\n"
+	     "An extended CQ created by mlx5dv_create_cq() on the "
+	     "Mlx5Context context with a CqInitAttrEx (None: the "
+	     "defaults) and an Mlx5DVCQInitAttr (or None).",
+	     { Py_tp_init, mcq_init }, );
 
 int pv_mlx5_cq_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &mcia_spec, pv.PyverbsObject, mcia_fields, NULL,
-			     NULL, &mcia_type) ||
-	    pv_add_type(m, &mcq_spec, pv_cqex_type(), &mcq_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &mcia_spec, &pv.PyverbsObject, &pv_mlx5.DVCQInitAttr,
+		  mcia_fields },
+		{ &mcq_spec, &pv.CQEX, &pv_mlx5.CQ },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -25,14 +25,6 @@
 
 #include <errno.h>
 
-static PyTypeObject *cla_type;	/* Mlx5CryptoLoginAttr */
-static PyTypeObject *cela_type; /* Mlx5CryptoExtLoginAttr */
-static PyTypeObject *cl_type;	/* Mlx5CryptoLogin */
-static PyTypeObject *dia_type;	/* Mlx5DEKInitAttr */
-static PyTypeObject *da_type;	/* Mlx5DEKAttr */
-static PyTypeObject *ca_type;	/* Mlx5CryptoAttr */
-static PyTypeObject *dek_type;	/* Mlx5DEK */
-
 /*
  * Copy the bytes-like v into dst[size]: exactly size bytes when exact, else
  * at most size, the rest zeroed.  0, or -1 with TypeError (not bytes-like)
@@ -152,7 +144,7 @@ PV_DATA_SPEC(cla, "pyverbs.providers.mlx5.mlx5dv_crypto.Mlx5CryptoLoginAttr",
 int pv_mlx5_crypto_login_attr_get(PyObject *o,
 				  struct mlx5dv_crypto_login_attr *out)
 {
-	if (!pv_type_ok(o, cla_type)) {
+	if (!pv_type_ok(o, pv_mlx5.CryptoLoginAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'login_attr' has incorrect type "
 			     "(expected %s, got %.200s)",
@@ -279,7 +271,7 @@ static int cl_init(PyObject *obj, PyObject *args, PyObject *kw)
 	ctx = pv_mlx5_ctx_arg(ctxo, "context");
 	if (!ctx)
 		return -1;
-	if (!PyObject_TypeCheck(lao, cela_type)) {
+	if (!PyObject_TypeCheck(lao, pv_mlx5.CryptoExtLoginAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'crypto_attr' has incorrect type "
 			     "(expected %s, got %.200s)",
@@ -383,7 +375,7 @@ static int dia_init(PyObject *obj, PyObject *args, PyObject *kw)
 			     Py_TYPE(pd)->tp_name);
 		return -1;
 	}
-	if (cl != Py_None && !PyObject_TypeCheck(cl, cl_type)) {
+	if (cl != Py_None && !PyObject_TypeCheck(cl, pv_mlx5.CryptoLogin)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'crypto_login' has incorrect type "
 			     "(expected %s, got %.200s)",
@@ -522,7 +514,7 @@ static int dek_init(PyObject *obj, PyObject *args, PyObject *kw)
 	ctx = pv_mlx5_ctx_arg(ctxo, "ctx");
 	if (!ctx)
 		return -1;
-	if (!PyObject_TypeCheck(diao, dia_type)) {
+	if (!PyObject_TypeCheck(diao, pv_mlx5.DEKInitAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'dek_init_attr' has incorrect type "
 			     "(expected %s, got %.200s)",
@@ -570,7 +562,7 @@ static PyObject *dek_query(PyObject *obj, PyObject *unused)
 
 	if (pv_check_open(&self->obj))
 		return NULL;
-	res = PyObject_New(struct dek_attr, da_type);
+	res = PyObject_New(struct dek_attr, pv_mlx5.DEKAttr);
 	if (!res)
 		return NULL;
 	memset(&res->attr, 0, sizeof(res->attr));
@@ -634,7 +626,7 @@ static int ca_init(PyObject *obj, PyObject *args, PyObject *kw)
 					 kwlist, &std, &tx, &order, &unit,
 					 &tweak, &dek, &tag, &mask))
 		return -1;
-	if (dek != Py_None && !PyObject_TypeCheck(dek, dek_type)) {
+	if (dek != Py_None && !PyObject_TypeCheck(dek, pv_mlx5.DEK)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'dek' has incorrect type (expected %s, "
 			     "got %.200s)",
@@ -706,7 +698,7 @@ int pv_mlx5_crypto_attr_get(PyObject *obj, struct mlx5dv_crypto_attr *out)
 {
 	struct crypto_attr *self = (struct crypto_attr *)obj;
 
-	if (!pv_type_ok(obj, ca_type)) {
+	if (!pv_type_ok(obj, pv_mlx5.CryptoAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'attr' has incorrect type (expected "
 			     "%s, got %.200s)",
@@ -727,18 +719,21 @@ int pv_mlx5_crypto_attr_get(PyObject *obj, struct mlx5dv_crypto_attr *out)
 
 int pv_mlx5_crypto_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &cla_spec, pv.PyverbsObject, cla_fields, NULL,
-			     cla_extra, &cla_type) ||
-	    pv_add_data_type(m, &cela_spec, pv.PyverbsObject, cela_fields,
-			     cela_oslots, NULL, &cela_type) ||
-	    pv_add_type(m, &cl_spec, pv.PyverbsCM, &cl_type) ||
-	    pv_add_data_type(m, &dia_spec, pv.PyverbsObject, dia_fields,
-			     dia_oslots, dia_extra, &dia_type) ||
-	    pv_add_data_type(m, &da_spec, pv.PyverbsObject, da_fields, NULL,
-			     da_extra, &da_type) ||
-	    pv_add_type(m, &dek_spec, pv.PyverbsCM, &dek_type) ||
-	    pv_add_data_type(m, &ca_spec, pv.PyverbsObject, ca_fields,
-			     ca_oslots, ca_extra, &ca_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &cla_spec, &pv.PyverbsObject, &pv_mlx5.CryptoLoginAttr,
+		  cla_fields, NULL, cla_extra },
+		{ &cela_spec, &pv.PyverbsObject, &pv_mlx5.CryptoExtLoginAttr,
+		  cela_fields, cela_oslots },
+		{ &cl_spec, &pv.PyverbsCM, &pv_mlx5.CryptoLogin },
+		{ &dia_spec, &pv.PyverbsObject, &pv_mlx5.DEKInitAttr,
+		  dia_fields, dia_oslots, dia_extra },
+		{ &da_spec, &pv.PyverbsObject, &pv_mlx5.DEKAttr, da_fields,
+		  NULL, da_extra },
+		{ &dek_spec, &pv.PyverbsCM, &pv_mlx5.DEK },
+		{ &ca_spec, &pv.PyverbsObject, &pv_mlx5.CryptoAttr, ca_fields,
+		  ca_oslots, ca_extra },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

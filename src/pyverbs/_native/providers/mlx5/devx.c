@@ -29,8 +29,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static PyTypeObject *devx_obj_type, *umem_type, *devx_eq_type, *msi_vector_type;
-
 /* ------------------------------------------------------------------ */
 /* Mailboxes                                                           */
 /* ------------------------------------------------------------------ */
@@ -372,7 +370,7 @@ struct mlx5dv_devx_obj *pv_mlx5_devx_obj_get(PyObject *obj)
 {
 	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
 
-	if (!pv_type_ok(obj, devx_obj_type)) {
+	if (!pv_type_ok(obj, pv_mlx5.DevxObj)) {
 		PyErr_Format(PyExc_TypeError,
 			     "expected a Mlx5DevxObj, not "
 			     "%.100s",
@@ -444,7 +442,7 @@ static PyObject *obj_import(PyObject *unused, PyObject *args, PyObject *kw)
 	const struct pv_mlx5_import imp = {
 		"OO:import_obj",
 		PV_MLX5_EXPORT_OBJ,
-		devx_obj_type,
+		pv_mlx5.DevxObj,
 		obj_import_fn,
 		obj_adopt,
 		"mlx5dv_devx_obj_import",
@@ -724,7 +722,7 @@ static PyObject *umem_import(PyObject *unused, PyObject *args, PyObject *kw)
 	const struct pv_mlx5_import imp = {
 		"OO:import_umem",
 		PV_MLX5_EXPORT_UMEM,
-		umem_type,
+		pv_mlx5.UMEM,
 		umem_import_fn,
 		umem_adopt,
 		"mlx5dv_devx_umem_import",
@@ -900,10 +898,13 @@ PV_GC_TYPE_SPEC(msi_vector, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
 
 int pv_mlx5_devx_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &devx_obj_spec, pv.PyverbsCM, &devx_obj_type) ||
-	    pv_add_type(m, &umem_spec, pv.PyverbsCM, &umem_type) ||
-	    pv_add_type(m, &devx_eq_spec, pv.PyverbsCM, &devx_eq_type) ||
-	    pv_add_type(m, &msi_vector_spec, pv.PyverbsCM, &msi_vector_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &devx_obj_spec, &pv.PyverbsCM, &pv_mlx5.DevxObj },
+		{ &umem_spec, &pv.PyverbsCM, &pv_mlx5.UMEM },
+		{ &devx_eq_spec, &pv.PyverbsCM, &pv_mlx5.DevxEq },
+		{ &msi_vector_spec, &pv.PyverbsCM, &pv_mlx5.DevxMsiVector },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -31,8 +31,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-static PyTypeObject *channel_type, *header_type, *eventfd_type;
-
 /* ---- EventFD ---- */
 
 struct event_fd {
@@ -103,7 +101,7 @@ static struct event_fd *efd_arg(PyObject *o, int *bad)
 	*bad = 0;
 	if (o == Py_None)
 		return NULL;
-	if (!pv_type_ok(o, eventfd_type)) {
+	if (!pv_type_ok(o, pv_mlx5.EventFD)) {
 		PyErr_Format(PyExc_TypeError,
 			     "fd must be an EventFD or None, not %.100s",
 			     Py_TYPE(o)->tp_name);
@@ -372,7 +370,8 @@ static PyObject *ch_event(struct channel *self, size_t len)
 	data = PyBytes_FromStringAndSize((const char *)r.hdr->out_data,
 					 got - (ssize_t)sizeof(*r.hdr));
 	if (cookie && data)
-		res = PyObject_CallFunctionObjArgs((PyObject *)header_type,
+		res = PyObject_CallFunctionObjArgs((PyObject *)
+							   pv_mlx5.EventHeader,
 						   cookie, data, NULL);
 	Py_XDECREF(cookie);
 	Py_XDECREF(data);
@@ -454,10 +453,13 @@ PV_GC_TYPE_SPEC(ch, "pyverbs.providers.mlx5.mlx5dv_event.EventChannel",
 
 int pv_mlx5_devx_event_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &efd_spec, pv.PyverbsCM, &eventfd_type) ||
-	    pv_add_data_type(m, &hdr_spec, pv.PyverbsObject, NULL, hdr_oslots,
-			     NULL, &header_type) ||
-	    pv_add_type(m, &ch_spec, pv.PyverbsCM, &channel_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &efd_spec, &pv.PyverbsCM, &pv_mlx5.EventFD },
+		{ &hdr_spec, &pv.PyverbsObject, &pv_mlx5.EventHeader, NULL,
+		  hdr_oslots },
+		{ &ch_spec, &pv.PyverbsCM, &pv_mlx5.EventChannel },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -18,8 +18,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static PyTypeObject *dm_op_addr_type;
-
 /*
  * parents[0] is the DM.  mlx5dv_dm_map_op_addr() maps the DM's length,
  * rounded up to pages, for one operation and returns the address of the
@@ -253,5 +251,6 @@ PV_GC_TYPE_SPEC(dm_op_addr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
 
 int pv_mlx5_dm_op_init_types(PyObject *m)
 {
-	return pv_add_type(m, &dm_op_addr_spec, pv.PyverbsCM, &dm_op_addr_type);
+	return pv_add_type(m, &dm_op_addr_spec, pv.PyverbsCM,
+			   &pv_mlx5.DmOpAddr);
 }

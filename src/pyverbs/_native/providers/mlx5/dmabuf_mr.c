@@ -112,7 +112,5 @@ PV_TYPE_SPEC(dbmr, "pyverbs.providers.mlx5.mlx5dv_dmabuf.Mlx5DmaBufMR",
 
 int pv_mlx5_dmabuf_mr_init_types(PyObject *m)
 {
-	static PyTypeObject *tp;
-
-	return pv_add_type(m, &dbmr_spec, pv.DmaBufMR, &tp);
+	return pv_add_type(m, &dbmr_spec, pv.DmaBufMR, &pv_mlx5.DmaBufMR);
 }

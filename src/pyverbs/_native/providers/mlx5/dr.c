@@ -22,9 +22,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-struct pv_mlx5dr_types pv_dr;
-static PyTypeObject *dr_matcher_type;
-
 /* The open object o of type tp (NULL with TypeError / PyverbsUserError). */
 static struct pv_obj *dr_arg(PyObject *o, PyTypeObject *tp, const char *what)
 {
@@ -40,18 +37,18 @@ static struct pv_obj *dr_arg(PyObject *o, PyTypeObject *tp, const char *what)
 
 struct pv_dr_domain *pv_dr_domain_arg(PyObject *o, const char *what)
 {
-	return (struct pv_dr_domain *)dr_arg(o, pv_dr.DrDomain, what);
+	return (struct pv_dr_domain *)dr_arg(o, pv_mlx5.DrDomain, what);
 }
 
 struct pv_dr_table *pv_dr_table_arg(PyObject *o, const char *what)
 {
-	return (struct pv_dr_table *)dr_arg(o, pv_dr.DrTable, what);
+	return (struct pv_dr_table *)dr_arg(o, pv_mlx5.DrTable, what);
 }
 
 struct pv_dr_action *pv_dr_action_arg(PyObject *o, const char *what)
 {
 	struct pv_dr_action *a =
-		(struct pv_dr_action *)dr_arg(o, pv_dr.DrAction, what);
+		(struct pv_dr_action *)dr_arg(o, pv_mlx5.DrAction, what);
 
 	/* a bare DrAction() owns no action: it never opened */
 	return a;
@@ -423,7 +420,8 @@ static int rule_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	if (dr_fresh(&self->obj, "DrRule"))
 		return -1;
-	mat = (struct pv_dr_matcher *)dr_arg(mato, dr_matcher_type, "matcher");
+	mat = (struct pv_dr_matcher *)dr_arg(mato, pv_mlx5.DrMatcher,
+					     "matcher");
 	if (!mat)
 		return -1;
 	value = pv_mlx5_match_params(valo, "value");
@@ -488,12 +486,13 @@ PV_GC_TYPE_SPEC(rule, "pyverbs.providers.mlx5.dr_rule.DrRule",
 
 int pv_mlx5_dr_init_types(PyObject *m)
 {
-	PyTypeObject *rule;
+	static const struct pv_type_def types[] = {
+		{ &dom_spec, &pv.PyverbsCM, &pv_mlx5.DrDomain },
+		{ &tbl_spec, &pv.PyverbsCM, &pv_mlx5.DrTable },
+		{ &mat_spec, &pv.PyverbsCM, &pv_mlx5.DrMatcher },
+		{ &rule_spec, &pv.PyverbsCM, &pv_mlx5.DrRule },
+		{ NULL }
+	};
 
-	if (pv_add_type(m, &dom_spec, pv.PyverbsCM, &pv_dr.DrDomain) ||
-	    pv_add_type(m, &tbl_spec, pv.PyverbsCM, &pv_dr.DrTable) ||
-	    pv_add_type(m, &mat_spec, pv.PyverbsCM, &dr_matcher_type) ||
-	    pv_add_type(m, &rule_spec, pv.PyverbsCM, &rule))
-		return -1;
-	return 0;
+	return pv_add_types(m, types);
 }

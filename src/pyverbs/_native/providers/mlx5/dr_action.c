@@ -142,41 +142,38 @@ struct act_kind {
 	const char *func, *msg;
 };
 
-static PyTypeObject *drop_type, *defmiss_type, *popvlan_type;
-static PyTypeObject *pushvlan_type, *vport_type, *ibport_type;
-
 static const struct act_kind act_kinds[] = {
-	{ &drop_type,
+	{ &pv_mlx5.DrActionDrop,
 	  "DrActionDrop",
 	  NULL,
 	  { .none = mlx5dv_dr_action_create_drop },
 	  "mlx5dv_dr_action_create_drop",
 	  "DrActionDrop creation failed." },
-	{ &defmiss_type,
+	{ &pv_mlx5.DrActionDefMiss,
 	  "DrActionDefMiss",
 	  NULL,
 	  { .none = mlx5dv_dr_action_create_default_miss },
 	  "mlx5dv_dr_action_create_default_miss",
 	  "DrActionDefMiss creation failed." },
-	{ &popvlan_type,
+	{ &pv_mlx5.DrActionPopVLan,
 	  "DrActionPopVLan",
 	  NULL,
 	  { .none = mlx5dv_dr_action_create_pop_vlan },
 	  "mlx5dv_dr_action_create_pop_vlan",
 	  "DrActionPopVLan creation failed." },
-	{ &pushvlan_type,
+	{ &pv_mlx5.DrActionPushVLan,
 	  "DrActionPushVLan",
 	  "vlan_hdr",
 	  { .dom = mlx5dv_dr_action_create_push_vlan },
 	  "mlx5dv_dr_action_create_push_vlan",
 	  "DrActionPushVLan creation failed." },
-	{ &vport_type,
+	{ &pv_mlx5.DrActionVPort,
 	  "DrActionVPort",
 	  "vport",
 	  { .dom = mlx5dv_dr_action_create_dest_vport },
 	  "mlx5dv_dr_action_create_dest_vport",
 	  "Failed to create dr VPort action" },
-	{ &ibport_type,
+	{ &pv_mlx5.DrActionIBPort,
 	  "DrActionIBPort",
 	  "ib_port",
 	  { .dom = mlx5dv_dr_action_create_dest_ib_port },
@@ -551,9 +548,9 @@ static int dattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O!|O:DrActionDestAttr",
 					 kwlist, pv_conv_int, &type,
-					 pv_dr.DrAction, &dest, &reformat))
+					 pv_mlx5.DrAction, &dest, &reformat))
 		return -1;
-	if (reformat != Py_None && !pv_type_ok(reformat, pv_dr.DrAction)) {
+	if (reformat != Py_None && !pv_type_ok(reformat, pv_mlx5.DrAction)) {
 		PyErr_Format(PyExc_TypeError,
 			     "reformat must be a DrAction or "
 			     "None, not %.100s",
@@ -589,8 +586,6 @@ PV_GC_TYPE_SPEC(dattr, "pyverbs.providers.mlx5.dr_action.DrActionDestAttr",
 		"dest and a reformat action applied before it.",
 		{ Py_tp_init, dattr_init }, { Py_tp_traverse, attr_traverse },
 		{ Py_tp_clear, attr_clear }, );
-
-static PyTypeObject *dest_attr_type;
 
 /* ---- DrActionDestArray ---- */
 
@@ -651,7 +646,7 @@ static int darray_init(PyObject *obj, PyObject *args, PyObject *kw)
 		struct pv_dr_attr *da;
 		struct pv_dr_action *d, *r;
 
-		if (!pv_type_ok(o, dest_attr_type)) {
+		if (!pv_type_ok(o, pv_mlx5.DrActionDestAttr)) {
 			PyErr_Format(PyExc_TypeError,
 				     "dest_actions items must "
 				     "be DrActionDestAttr, not %.100s",
@@ -712,7 +707,7 @@ static int sattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O!O|O:DrFlowSamplerAttr",
 					 kwlist, pv_conv_u32, &ratio,
-					 pv_dr.DrTable, &tblo, &actso, &acto))
+					 pv_mlx5.DrTable, &tblo, &actso, &acto))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("DrFlowSamplerAttr is already initialised");
@@ -724,7 +719,7 @@ static int sattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	for (i = 0; i < PyTuple_GET_SIZE(tup); i++) {
 		PyObject *a = PyTuple_GET_ITEM(tup, i);
 
-		if (!pv_type_ok(a, pv_dr.DrAction)) {
+		if (!pv_type_ok(a, pv_mlx5.DrAction)) {
 			PyErr_Format(PyExc_TypeError,
 				     "sample_actions items "
 				     "must be DrAction, not %.100s",
@@ -761,8 +756,6 @@ PV_GC_TYPE_SPEC(sattr, "pyverbs.providers.mlx5.dr_action.DrFlowSamplerAttr",
 		{ Py_tp_init, sattr_init }, { Py_tp_traverse, attr_traverse },
 		{ Py_tp_clear, attr_clear }, );
 
-static PyTypeObject *sampler_attr_type;
-
 /* ---- DrActionFlowSample ---- */
 
 static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
@@ -779,7 +772,8 @@ static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
 	int ret = -1;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!:DrActionFlowSample",
-					 kwlist, sampler_attr_type, &o) ||
+					 kwlist, pv_mlx5.DrFlowSamplerAttr,
+					 &o) ||
 	    act_begin(self))
 		return -1;
 	sa = (struct pv_dr_attr *)o;
@@ -828,35 +822,31 @@ ACT_SPEC(sample, "DrActionFlowSample",
 
 int pv_mlx5_dr_action_init_types(PyObject *m)
 {
-	static PyTypeObject *tp;
-	static struct {
-		PyType_Spec *spec;
-		PyTypeObject **type;
-	} subs[] = {
-		{ &qp_spec, &tp },
-		{ &counter_spec, &tp },
-		{ &drop_spec, &drop_type },
-		{ &modify_spec, &tp },
-		{ &tag_spec, &tp },
-		{ &dtable_spec, &tp },
-		{ &popvlan_spec, &popvlan_type },
-		{ &pushvlan_spec, &pushvlan_type },
-		{ &darray_spec, &tp },
-		{ &defmiss_spec, &defmiss_type },
-		{ &vport_spec, &vport_type },
-		{ &ibport_spec, &ibport_type },
-		{ &tir_spec, &tp },
-		{ &reformat_spec, &tp },
-		{ &sample_spec, &tp },
+	static const struct pv_type_def types[] = {
+		{ &act_spec, &pv.PyverbsCM, &pv_mlx5.DrAction },
+		{ &dattr_spec, &pv.PyverbsCM, &pv_mlx5.DrActionDestAttr },
+		{ &sattr_spec, &pv.PyverbsCM, &pv_mlx5.DrFlowSamplerAttr },
+		{ &qp_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionQp },
+		{ &counter_spec, &pv_mlx5.DrAction,
+		  &pv_mlx5.DrActionFlowCounter },
+		{ &drop_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionDrop },
+		{ &modify_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionModify },
+		{ &tag_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionTag },
+		{ &dtable_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionDestTable },
+		{ &popvlan_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionPopVLan },
+		{ &pushvlan_spec, &pv_mlx5.DrAction,
+		  &pv_mlx5.DrActionPushVLan },
+		{ &darray_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionDestArray },
+		{ &defmiss_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionDefMiss },
+		{ &vport_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionVPort },
+		{ &ibport_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionIBPort },
+		{ &tir_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionDestTir },
+		{ &reformat_spec, &pv_mlx5.DrAction,
+		  &pv_mlx5.DrActionPacketReformat },
+		{ &sample_spec, &pv_mlx5.DrAction,
+		  &pv_mlx5.DrActionFlowSample },
+		{ NULL }
 	};
-	size_t i;
 
-	if (pv_add_type(m, &act_spec, pv.PyverbsCM, &pv_dr.DrAction) ||
-	    pv_add_type(m, &dattr_spec, pv.PyverbsCM, &dest_attr_type) ||
-	    pv_add_type(m, &sattr_spec, pv.PyverbsCM, &sampler_attr_type))
-		return -1;
-	for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
-		if (pv_add_type(m, subs[i].spec, pv_dr.DrAction, subs[i].type))
-			return -1;
-	return 0;
+	return pv_add_types(m, types);
 }

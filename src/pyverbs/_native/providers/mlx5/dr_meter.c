@@ -32,8 +32,6 @@ struct meter_attr {
 	uint8_t active, reg_c_index;
 };
 
-static PyTypeObject *meter_attr_type;
-
 static int ma_destroy(struct pv_obj *o)
 {
 	struct meter_attr *self = (struct meter_attr *)o;
@@ -89,7 +87,7 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 	uint8_t active = 1, reg_c = 0;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|O&O&O:DrFlowMeterAttr",
-					 kwlist, pv_dr.DrTable, &tblo,
+					 kwlist, pv_mlx5.DrTable, &tblo,
 					 pv_conv_u8, &active, pv_conv_u8,
 					 &reg_c, &paramo))
 		return -1;
@@ -135,7 +133,7 @@ static int meter_attr_get(PyObject *o, const char *what,
 {
 	struct meter_attr *ma = (struct meter_attr *)o;
 
-	if (!pv_type_ok(o, meter_attr_type)) {
+	if (!pv_type_ok(o, pv_mlx5.DrFlowMeterAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "%s must be a DrFlowMeterAttr, not %.100s", what,
 			     Py_TYPE(o)->tp_name);
@@ -221,10 +219,11 @@ PV_GC_TYPE_SPEC(meter, "pyverbs.providers.mlx5.dr_action.DrActionFlowMeter",
 
 int pv_mlx5_dr_meter_init_types(PyObject *m)
 {
-	static PyTypeObject *meter_type;
+	static const struct pv_type_def types[] = {
+		{ &ma_spec, &pv.PyverbsCM, &pv_mlx5.DrFlowMeterAttr },
+		{ &meter_spec, &pv_mlx5.DrAction, &pv_mlx5.DrActionFlowMeter },
+		{ NULL }
+	};
 
-	if (pv_add_type(m, &ma_spec, pv.PyverbsCM, &meter_attr_type) ||
-	    pv_add_type(m, &meter_spec, pv_dr.DrAction, &meter_type))
-		return -1;
-	return 0;
+	return pv_add_types(m, types);
 }

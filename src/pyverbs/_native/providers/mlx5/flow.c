@@ -29,14 +29,13 @@ struct pv_match_params {
 	PyObject_HEAD
 	struct mlx5dv_flow_match_parameters *params; /* NULL: closed */
 };
-static PyTypeObject *match_params_type;
 
 struct mlx5dv_flow_match_parameters *pv_mlx5_match_params(PyObject *o,
 							  const char *what)
 {
 	struct pv_match_params *mp = (struct pv_match_params *)o;
 
-	if (!pv_type_ok(o, match_params_type)) {
+	if (!pv_type_ok(o, pv_mlx5.FlowMatchParameters)) {
 		PyErr_Format(PyExc_TypeError,
 			     "%s must be a "
 			     "Mlx5FlowMatchParameters, not %.100s",
@@ -172,13 +171,13 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw,
 					 "O!|O&O&O&O&O&O&O&:Mlx5FlowMatcherAttr",
-					 kwlist, match_params_type, &mask,
-					 pv_conv_uint, &type, pv_conv_u32,
-					 &a.flags, pv_conv_u16, &a.priority,
-					 pv_conv_u8, &a.match_criteria_enable,
-					 pv_conv_u64, &a.comp_mask,
-					 pv_conv_uint, &ft_type, pv_conv_u32,
-					 &ib_port))
+					 kwlist, pv_mlx5.FlowMatchParameters,
+					 &mask, pv_conv_uint, &type,
+					 pv_conv_u32, &a.flags, pv_conv_u16,
+					 &a.priority, pv_conv_u8,
+					 &a.match_criteria_enable, pv_conv_u64,
+					 &a.comp_mask, pv_conv_uint, &ft_type,
+					 pv_conv_u32, &ib_port))
 		return -1;
 	a.type = type;
 	a.ft_type = ft_type;
@@ -211,8 +210,6 @@ PV_GC_TYPE_SPEC(ma, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
 		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, ma_init },
 		PV_OSLOTS_GC_SLOTS(ma), );
 
-static PyTypeObject *matcher_attr_type;
-
 /* ---- Mlx5FlowMatcher ---- */
 
 /* parents[0] is the Context */
@@ -220,8 +217,6 @@ struct pv_flow_matcher {
 	struct pv_obj obj;
 	struct mlx5dv_flow_matcher *matcher;
 };
-
-static PyTypeObject *matcher_type;
 
 static int fm_destroy(struct pv_obj *o)
 {
@@ -251,7 +246,7 @@ static int fm_init(PyObject *obj, PyObject *args, PyObject *kw)
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!:Mlx5FlowMatcher",
 					 kwlist, pv.Context, &ctxo,
-					 matcher_attr_type, &mao))
+					 pv_mlx5.FlowMatcherAttr, &mao))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Mlx5FlowMatcher is already initialised");
@@ -317,8 +312,6 @@ static const struct pv_oslot aa_oslots[] = {
 };
 
 PV_OSLOTS_GC(aa, aa_oslots)
-
-static PyTypeObject *action_attr_type;
 
 /* v is None or an instance of tp (TypeError naming what otherwise). */
 static int none_or(PyObject *v, PyTypeObject *tp, const char *what)
@@ -580,7 +573,7 @@ static int mf_action(PyObject *o, struct mlx5dv_flow_action_attr *out,
 {
 	struct pv_action_attr *aa = (struct pv_action_attr *)o;
 
-	if (!pv_type_ok(o, action_attr_type)) {
+	if (!pv_type_ok(o, pv_mlx5.FlowActionAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "action_attrs items must be "
 			     "Mlx5FlowActionAttr, not %.100s",
@@ -655,8 +648,8 @@ static int mf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	int ret = -1;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|OO&:Mlx5Flow", kwlist,
-					 matcher_type, &mato, &valo, &attrso,
-					 pv_conv_size, &num))
+					 pv_mlx5.FlowMatcher, &mato, &valo,
+					 &attrso, pv_conv_size, &num))
 		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
 		pv_raise_user("Mlx5Flow is already initialised");
@@ -749,13 +742,14 @@ PV_GC_TYPE_SPEC(mf, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5Flow",
 
 int pv_mlx5_flow_init_types(PyObject *m)
 {
-	PyTypeObject *flow;
+	static const struct pv_type_def types[] = {
+		{ &mp_spec, &pv.PyverbsObject, &pv_mlx5.FlowMatchParameters },
+		{ &ma_spec, &pv.PyverbsObject, &pv_mlx5.FlowMatcherAttr },
+		{ &fm_spec, &pv.PyverbsCM, &pv_mlx5.FlowMatcher },
+		{ &aa_spec, &pv.PyverbsObject, &pv_mlx5.FlowActionAttr },
+		{ &mf_spec, &pv.Flow, &pv_mlx5.Flow },
+		{ NULL }
+	};
 
-	if (pv_add_type(m, &mp_spec, pv.PyverbsObject, &match_params_type) ||
-	    pv_add_type(m, &ma_spec, pv.PyverbsObject, &matcher_attr_type) ||
-	    pv_add_type(m, &fm_spec, pv.PyverbsCM, &matcher_type) ||
-	    pv_add_type(m, &aa_spec, pv.PyverbsObject, &action_attr_type) ||
-	    pv_add_type(m, &mf_spec, pv.Flow, &flow))
-		return -1;
-	return 0;
+	return pv_add_types(m, types);
 }

@@ -32,8 +32,6 @@ struct pv_reformat {
 	struct fa_handle *handle; /* strong, or NULL */
 };
 
-static PyTypeObject *handle_type, *reformat_type, *modify_type;
-
 static int fah_destroy(struct pv_obj *o)
 {
 	struct fa_handle *self = (struct fa_handle *)o;
@@ -53,14 +51,8 @@ static int fah_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static PyType_Slot fah_slots[] = { PV_CM_SLOTS, { 0, NULL } };
-
-static PyType_Spec fah_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow._FlowActionHandle",
-	.basicsize = sizeof(struct fa_handle),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-	.slots = fah_slots,
-};
+PV_TYPE_SPEC_FLAGS(fah, "pyverbs.providers.mlx5.mlx5dv_flow._FlowActionHandle",
+		   struct fa_handle, Py_TPFLAGS_HAVE_GC, NULL, PV_CM_SLOTS, );
 
 /* Close and drop the handle of self (0, or -1 with an exception set: the
  * handle is kept for a retry). */
@@ -92,7 +84,8 @@ static int fa_adopt(struct pv_reformat *self, struct pv_context *ctx,
 		pv_raise_errno(func, "%s", msg);
 		return -1;
 	}
-	h = (struct fa_handle *)PyObject_CallNoArgs((PyObject *)handle_type);
+	h = (struct fa_handle *)PyObject_CallNoArgs(
+		(PyObject *)pv_mlx5.FlowActionHandle);
 	if (h) {
 		pv_obj_setup(&h->obj, fah_destroy);
 		h->action = a;
@@ -237,59 +230,41 @@ static PyGetSetDef rf_getset[] = { { "closed", rf_get_closed, NULL,
 				     NULL },
 				   { NULL } };
 
-static PyType_Slot rf_slots[] = {
-	{ Py_tp_doc, "Mlx5PacketReformatFlowAction(context, data=None, "
-		     "reformat_type=0, ft_type=0)\n--\n\n"
-		     "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_"
-		     "REFORMAT_TYPE_L2_TUNNEL_TO_L2_,\n"
-		     "ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
-		     "A flow action that adds or removes packet headers "
-		     "(mlx5dv_create_flow_action_packet_reformat); data holds "
-		     "the encapsulation headers, if any.  Closing its Context "
-		     "destroys it." },
-	{ Py_tp_init, rf_init },
-	{ Py_tp_dealloc, rf_dealloc },
-	{ Py_tp_methods, rf_methods },
-	{ Py_tp_getset, rf_getset },
-	{ 0, NULL }
-};
+PV_TYPE_SPEC(rf,
+	     "pyverbs.providers.mlx5.mlx5dv_flow."
+	     "Mlx5PacketReformatFlowAction",
+	     struct pv_reformat,
+	     "Mlx5PacketReformatFlowAction(context, data=None, "
+	     "reformat_type=0, ft_type=0)\n--\n\n"
+	     "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_"
+	     "REFORMAT_TYPE_L2_TUNNEL_TO_L2_,\n"
+	     "ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
+	     "A flow action that adds or removes packet headers "
+	     "(mlx5dv_create_flow_action_packet_reformat); data holds "
+	     "the encapsulation headers, if any.  Closing its Context "
+	     "destroys it.",
+	     { Py_tp_init, rf_init }, { Py_tp_dealloc, rf_dealloc },
+	     { Py_tp_methods, rf_methods }, { Py_tp_getset, rf_getset }, );
 
-static PyType_Spec rf_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow."
-		"Mlx5PacketReformatFlowAction",
-	.basicsize = sizeof(struct pv_reformat),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = rf_slots,
-};
-
-static PyType_Slot mod_slots[] = {
-	{ Py_tp_doc, "Mlx5ModifyFlowAction(ctx, ft_type=0, actions=[])\n--\n\n"
-		     "Defaults: ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
-		     "A flow action that changes packet headers "
-		     "(mlx5dv_create_flow_action_modify_header): actions is a "
-		     "list of 8-byte modify-header actions in the device's "
-		     "format (bytes, or objects with __bytes__).  Closing its "
-		     "Context destroys it." },
-	{ Py_tp_init, mod_init },
-	{ Py_tp_dealloc, rf_dealloc },
-	{ Py_tp_methods, rf_methods },
-	{ Py_tp_getset, rf_getset },
-	{ 0, NULL }
-};
-
-static PyType_Spec mod_spec = {
-	.name = "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5ModifyFlowAction",
-	.basicsize = sizeof(struct pv_reformat),
-	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.slots = mod_slots,
-};
+PV_TYPE_SPEC(mod, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5ModifyFlowAction",
+	     struct pv_reformat,
+	     "Mlx5ModifyFlowAction(ctx, ft_type=0, actions=[])\n--\n\n"
+	     "Defaults: ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
+	     "A flow action that changes packet headers "
+	     "(mlx5dv_create_flow_action_modify_header): actions is a "
+	     "list of 8-byte modify-header actions in the device's "
+	     "format (bytes, or objects with __bytes__).  Closing its "
+	     "Context destroys it.",
+	     { Py_tp_init, mod_init }, { Py_tp_dealloc, rf_dealloc },
+	     { Py_tp_methods, rf_methods }, { Py_tp_getset, rf_getset }, );
 
 struct ibv_flow_action *pv_mlx5_flow_action_get(PyObject *o,
 						struct pv_obj **handle)
 {
 	struct pv_reformat *rf = (struct pv_reformat *)o;
 
-	if (!(pv_type_ok(o, reformat_type) || pv_type_ok(o, modify_type)) ||
+	if (!(pv_type_ok(o, pv_mlx5.PacketReformatFlowAction) ||
+	      pv_type_ok(o, pv_mlx5.ModifyFlowAction)) ||
 	    !rf->handle || rf->handle->obj.closed)
 		return NULL;
 	*handle = &rf->handle->obj;
@@ -298,14 +273,14 @@ struct ibv_flow_action *pv_mlx5_flow_action_get(PyObject *o,
 
 int pv_mlx5_flow_action_init_types(PyObject *m)
 {
-	if (pv_guard_spec(&fah_spec, pv.PyverbsCM))
+	static const struct pv_type_def types[] = {
+		{ &rf_spec, &pv.FlowAction, &pv_mlx5.PacketReformatFlowAction },
+		{ &mod_spec, &pv.FlowAction, &pv_mlx5.ModifyFlowAction },
+		{ NULL }
+	};
+
+	if (pv_make_type(NULL, &fah_spec, pv.PyverbsCM,
+			 &pv_mlx5.FlowActionHandle))
 		return -1;
-	handle_type = (PyTypeObject *)
-		PyType_FromSpecWithBases(&fah_spec, (PyObject *)pv.PyverbsCM);
-	if (!handle_type)
-		return -1;
-	if (pv_add_type(m, &rf_spec, pv.FlowAction, &reformat_type) ||
-	    pv_add_type(m, &mod_spec, pv.FlowAction, &modify_type))
-		return -1;
-	return 0;
+	return pv_add_types(m, types);
 }

@@ -18,11 +18,6 @@
 #include "pd.h"
 #include "state.h"
 
-PyTypeObject *pv_mlx5_Mkey, *pv_mlx5_MrInterleaved, *pv_mlx5_MkeyConfAttr,
-	*pv_mlx5_SigBlockAttr;
-static PyTypeObject *sig_crc_type, *sig_t10dif_type, *sig_domain_type,
-	*sig_err_type, *mkey_err_type;
-
 #define MKEY_MOD "pyverbs.providers.mlx5.mlx5dv_mkey."
 
 /* ------------------------------------------------------------------ */
@@ -123,9 +118,9 @@ static int sig_domain_init(PyObject *o, PyObject *args, PyObject *kw)
 					 pv_conv_u32, &block_size, pv_conv_u64,
 					 &comp_mask))
 		return -1;
-	if (dif != Py_None && !pv_type_ok(dif, sig_t10dif_type))
+	if (dif != Py_None && !pv_type_ok(dif, pv_mlx5.SigT10Dif))
 		return pv_mlx5_arg_type_error("dif", sig_t10dif_spec.name, dif);
-	if (crc != Py_None && !pv_type_ok(crc, sig_crc_type))
+	if (crc != Py_None && !pv_type_ok(crc, pv_mlx5.SigCrc))
 		return pv_mlx5_arg_type_error("crc", sig_crc_spec.name, crc);
 	memset(&self->dom, 0, sizeof(self->dom));
 	self->dom.sig_type = sig_type;
@@ -180,9 +175,9 @@ static int sig_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 					 pv_conv_u8, &check, pv_conv_u8, &copy,
 					 pv_conv_u64, &comp_mask))
 		return -1;
-	if (mem != Py_None && !pv_type_ok(mem, sig_domain_type))
+	if (mem != Py_None && !pv_type_ok(mem, pv_mlx5.SigBlockDomain))
 		return pv_mlx5_arg_type_error("mem", sig_domain_spec.name, mem);
-	if (wire != Py_None && !pv_type_ok(wire, sig_domain_type))
+	if (wire != Py_None && !pv_type_ok(wire, pv_mlx5.SigBlockDomain))
 		return pv_mlx5_arg_type_error("wire", sig_domain_spec.name,
 					      wire);
 	memset(&self->attr, 0, sizeof(self->attr));
@@ -290,7 +285,7 @@ static int mkey_err_init(PyObject *o, PyObject *args, PyObject *kw)
 					 &sig, pv_conv_u32, &type))
 		return -1;
 	/* upstream's default is Mlx5SigErr(): all zero */
-	if (sig && !pv_type_ok(sig, sig_err_type))
+	if (sig && !pv_type_ok(sig, pv_mlx5.SigErr))
 		return pv_mlx5_arg_type_error("sig_err", sig_err_spec.name,
 					      sig);
 	memset(e, 0, sizeof(*e));
@@ -305,7 +300,7 @@ static PyObject *mkey_err_get_sig(PyObject *o, void *c)
 {
 	struct sig_err_obj *s;
 
-	s = (struct sig_err_obj *)sig_err_type->tp_alloc(sig_err_type, 0);
+	s = (struct sig_err_obj *)pv_mlx5.SigErr->tp_alloc(pv_mlx5.SigErr, 0);
 	if (s)
 		s->err = ((struct mkey_err_obj *)o)->err.err.sig;
 	return (PyObject *)s;
@@ -459,7 +454,8 @@ static PyObject *mkey_check(PyObject *o, PyObject *unused)
 
 	if (pv_check_open(&self->obj))
 		return NULL;
-	res = (struct mkey_err_obj *)mkey_err_type->tp_alloc(mkey_err_type, 0);
+	res = (struct mkey_err_obj *)pv_mlx5.MkeyErr->tp_alloc(pv_mlx5.MkeyErr,
+							       0);
 	if (!res)
 		return NULL;
 	/* returns an errno value */
@@ -514,22 +510,21 @@ PV_GC_TYPE_SPEC(mkey, MKEY_MOD "Mlx5Mkey", struct pv_mlx5_mkey,
 
 int pv_mlx5_mkey_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &sig_crc_spec, pv.PyverbsObject, &sig_crc_type) ||
-	    pv_add_type(m, &sig_t10dif_spec, pv.PyverbsObject,
-			&sig_t10dif_type) ||
-	    pv_add_type(m, &sig_domain_spec, pv.PyverbsObject,
-			&sig_domain_type) ||
-	    pv_add_type(m, &sig_attr_spec, pv.PyverbsObject,
-			&pv_mlx5_SigBlockAttr) ||
-	    pv_add_data_type(m, &sig_err_spec, pv.PyverbsObject, sig_err_fields,
-			     NULL, NULL, &sig_err_type) ||
-	    pv_add_data_type(m, &mkey_err_spec, pv.PyverbsObject,
-			     mkey_err_fields, NULL, mkey_err_getset,
-			     &mkey_err_type) ||
-	    pv_add_type(m, &conf_attr_spec, pv.PyverbsObject,
-			&pv_mlx5_MkeyConfAttr) ||
-	    pv_add_type(m, &mr_il_spec, pv.PyverbsObject,
-			&pv_mlx5_MrInterleaved))
-		return -1;
-	return pv_add_type(m, &mkey_spec, pv.PyverbsCM, &pv_mlx5_Mkey);
+	static const struct pv_type_def types[] = {
+		{ &sig_crc_spec, &pv.PyverbsObject, &pv_mlx5.SigCrc },
+		{ &sig_t10dif_spec, &pv.PyverbsObject, &pv_mlx5.SigT10Dif },
+		{ &sig_domain_spec, &pv.PyverbsObject,
+		  &pv_mlx5.SigBlockDomain },
+		{ &sig_attr_spec, &pv.PyverbsObject, &pv_mlx5.SigBlockAttr },
+		{ &sig_err_spec, &pv.PyverbsObject, &pv_mlx5.SigErr,
+		  sig_err_fields },
+		{ &mkey_err_spec, &pv.PyverbsObject, &pv_mlx5.MkeyErr,
+		  mkey_err_fields, NULL, mkey_err_getset },
+		{ &conf_attr_spec, &pv.PyverbsObject, &pv_mlx5.MkeyConfAttr },
+		{ &mr_il_spec, &pv.PyverbsObject, &pv_mlx5.MrInterleaved },
+		{ &mkey_spec, &pv.PyverbsCM, &pv_mlx5.Mkey },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

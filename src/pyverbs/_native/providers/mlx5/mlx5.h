@@ -15,7 +15,68 @@
 struct pv_context;
 
 /*
- * args.c: the argument helpers every family may use (the provider's lowest
+ * mlx5_state.c: every mlx5 type, each named after its Python class less
+ * the Mlx5 (Mlx5dv) prefix, set by the registration of the file named and
+ * read by any file (the provider's lowest unit: it calls nothing).
+ */
+struct pv_mlx5_types {
+	/* context.c */
+	PyTypeObject *DVContextAttr, *DVContext, *DVPortAttr, *Context;
+	/* cq.c */
+	PyTypeObject *DVCQInitAttr, *CQ;
+	/* uar.c */
+	PyTypeObject *VAR, *PP, *UAR;
+	/* crypto.c */
+	PyTypeObject *CryptoLoginAttr, *CryptoExtLoginAttr, *CryptoLogin;
+	PyTypeObject *DEKInitAttr, *DEKAttr, *DEK, *CryptoAttr;
+	/* objects.c */
+	PyTypeObject *DvCQ, *DvQP, *DvPD, *DvSRQ, *DvObj;
+	/* vfio.c */
+	PyTypeObject *VfioAttr, *VfioContext;
+	/* qp_attr.c */
+	PyTypeObject *DCIStreamInitAttr, *DVDCInitAttr, *DVQPInitAttr;
+	/* mkey.c */
+	PyTypeObject *SigCrc, *SigT10Dif, *SigBlockDomain, *SigBlockAttr;
+	PyTypeObject *SigErr, *MkeyErr, *MkeyConfAttr, *MrInterleaved, *Mkey;
+	/* qp.c */
+	PyTypeObject *QP;
+	/* devx.c */
+	PyTypeObject *DevxObj, *UMEM, *DevxEq, *DevxMsiVector;
+	/* dm_op.c */
+	PyTypeObject *DmOpAddr;
+	/* cmd_comp.c */
+	PyTypeObject *DevxCmdComp;
+	/* devx_event.c (mlx5dv_event's classes: no prefix to drop) */
+	PyTypeObject *EventFD, *EventHeader, *EventChannel;
+	/* dmabuf_mr.c */
+	PyTypeObject *DmaBufMR;
+	/* wqe.c (WqeSeg, WqeCtrlSeg, ...: no prefix to drop) */
+	PyTypeObject *WqeSeg, *WqeCtrlSeg, *WqeDataSeg, *Wqe, *Cqe64;
+	/* sched.c */
+	PyTypeObject *SchedAttr, *SchedNode, *SchedLeaf;
+	/* flow.c */
+	PyTypeObject *FlowMatchParameters, *FlowMatcherAttr, *FlowMatcher;
+	PyTypeObject *FlowActionAttr, *Flow;
+	/* flow_action.c (FlowActionHandle: _FlowActionHandle, hidden) */
+	PyTypeObject *FlowActionHandle, *PacketReformatFlowAction;
+	PyTypeObject *ModifyFlowAction;
+	/* dr.c */
+	PyTypeObject *DrDomain, *DrTable, *DrMatcher, *DrRule;
+	/* dr_action.c */
+	PyTypeObject *DrAction, *DrActionDestAttr, *DrFlowSamplerAttr;
+	PyTypeObject *DrActionQp, *DrActionFlowCounter, *DrActionDrop;
+	PyTypeObject *DrActionModify, *DrActionTag, *DrActionDestTable;
+	PyTypeObject *DrActionPopVLan, *DrActionPushVLan, *DrActionDestArray;
+	PyTypeObject *DrActionDefMiss, *DrActionVPort, *DrActionIBPort;
+	PyTypeObject *DrActionDestTir, *DrActionPacketReformat;
+	PyTypeObject *DrActionFlowSample;
+	/* dr_meter.c */
+	PyTypeObject *DrFlowMeterAttr, *DrActionFlowMeter;
+};
+extern struct pv_mlx5_types pv_mlx5;
+
+/*
+ * args.c: the argument helpers every family may use (below every family;
  * unit; it calls only the core).
  */
 /* The open Context o, argument argname of a static method; else NULL with
@@ -85,8 +146,6 @@ int pv_mlx5_uar_init_types(PyObject *m);     /* uar.c */
 int pv_mlx5_crypto_init_types(PyObject *m);  /* crypto.c */
 int pv_mlx5_objects_init_types(PyObject *m); /* objects.c */
 int pv_mlx5_vfio_init_types(PyObject *m);    /* vfio.c, after context */
-/* context.c: the Mlx5Context type (NULL before registration). */
-PyTypeObject *pv_mlx5_context_type(void);
 /* context.c: Context.__init__(name=name, attr=attr) on obj (a lookup that
  * keeps the device, the object left closed).  0 or -1. */
 int pv_mlx5_ctx_lookup(PyObject *obj, PyObject *name, PyObject *attr);
@@ -117,7 +176,6 @@ struct pv_mlx5_dv_qp_init_attr {
 	PyObject_HEAD
 	struct mlx5dv_qp_init_attr attr;
 };
-extern PyTypeObject *pv_mlx5_DVQPInitAttr;
 
 /* An indirect mkey; parents[0] is the PD. */
 struct pv_mlx5_mkey {
@@ -133,8 +191,6 @@ struct pv_mlx5_mkey_conf_attr {
 	PyObject_HEAD
 	struct mlx5dv_mkey_conf_attr attr;
 };
-extern PyTypeObject *pv_mlx5_Mkey, *pv_mlx5_MrInterleaved,
-	*pv_mlx5_MkeyConfAttr, *pv_mlx5_SigBlockAttr;
 /*
  * A Mlx5SigBlockAttr as a struct for one call: *out and the domains and
  * signatures it points to are copied into *store (valid while store is).
@@ -175,12 +231,6 @@ struct ibv_flow_action *pv_mlx5_flow_action_get(PyObject *o,
 						struct pv_obj **handle);
 int pv_mlx5_dr_init_types(PyObject *m);	       /* dr.c */
 int pv_mlx5_dr_action_init_types(PyObject *m); /* dr_action.c, after dr.c */
-/* The types of dr.c and dr_action.c that the other uses (in dr.c; flow.c
- * keeps its own, below both). */
-struct pv_mlx5dr_types {
-	PyTypeObject *DrDomain, *DrTable, *DrAction;
-};
-extern struct pv_mlx5dr_types pv_dr;
 /* A DR domain or table: parents[0] is the Context / the DrDomain. */
 struct pv_dr_domain {
 	struct pv_obj obj;

@@ -24,9 +24,6 @@
 
 #include <errno.h>
 
-static PyTypeObject *dvcq_type, *dvqp_type, *dvpd_type, *dvsrq_type;
-static PyTypeObject *dvobj_type;
-
 struct dv_cq {
 	PyObject_HEAD
 	struct mlx5dv_cq cq;
@@ -239,7 +236,7 @@ static int dv_fill(struct dv_call *c, PyObject *kw)
 	if (c->cq != Py_None) {
 		struct pv_cq *cq = pv_cq_from_obj(c->cq, "cq");
 
-		if (!cq || !(c->vcq = dv_view(dvcq_type)))
+		if (!cq || !(c->vcq = dv_view(pv_mlx5.DvCQ)))
 			return -1;
 		c->o.cq.in = cq->cq;
 		c->o.cq.out = &((struct dv_cq *)c->vcq)->cq;
@@ -259,7 +256,7 @@ static int dv_fill(struct dv_call *c, PyObject *kw)
 				    MLX5DV_QP_MASK_RAW_QP_HANDLES |
 				    MLX5DV_QP_MASK_RAW_QP_TIR_ADDR,
 			    &mask) ||
-		    !(c->vqp = dv_view(dvqp_type)))
+		    !(c->vqp = dv_view(pv_mlx5.DvQP)))
 			return -1;
 		((struct dv_qp *)c->vqp)->qp.comp_mask = mask;
 		c->o.qp.in = ((struct pv_qp *)c->qp)->qp;
@@ -268,7 +265,7 @@ static int dv_fill(struct dv_call *c, PyObject *kw)
 	if (c->pd != Py_None) {
 		struct pv_pd *p = pv_pd_arg(c->pd);
 
-		if (!p || !(c->vpd = dv_view(dvpd_type)))
+		if (!p || !(c->vpd = dv_view(pv_mlx5.DvPD)))
 			return -1;
 		c->o.pd.in = p->pd;
 		c->o.pd.out = &((struct dv_pd *)c->vpd)->pd;
@@ -284,7 +281,7 @@ static int dv_fill(struct dv_call *c, PyObject *kw)
 		}
 		if (pv_check_open(PV_OBJ(c->srq)) ||
 		    dv_mask(kw, "srq_comp_mask", MLX5DV_SRQ_MASK_SRQN, &mask) ||
-		    !(c->vsrq = dv_view(dvsrq_type)))
+		    !(c->vsrq = dv_view(pv_mlx5.DvSRQ)))
 			return -1;
 		((struct dv_srq *)c->vsrq)->srq.comp_mask = mask;
 		c->o.srq.in = ((struct pv_srq *)c->srq)->srq;
@@ -404,16 +401,17 @@ PV_GC_TYPE_SPEC(dvobj, "pyverbs.providers.mlx5.mlx5dv_objects.Mlx5DvObj",
 
 int pv_mlx5_objects_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &dvcq_spec, pv.PyverbsObject, dvcq_fields, NULL,
-			     dvcq_extra, &dvcq_type) ||
-	    pv_add_data_type(m, &dvqp_spec, pv.PyverbsObject, dvqp_fields, NULL,
-			     NULL, &dvqp_type) ||
-	    pv_add_data_type(m, &dvpd_spec, pv.PyverbsObject, dvpd_fields, NULL,
-			     NULL, &dvpd_type) ||
-	    pv_add_data_type(m, &dvsrq_spec, pv.PyverbsObject, dvsrq_fields,
-			     NULL, NULL, &dvsrq_type) ||
-	    pv_add_data_type(m, &dvobj_spec, pv.PyverbsObject, NULL,
-			     dvobj_oslots, NULL, &dvobj_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &dvcq_spec, &pv.PyverbsObject, &pv_mlx5.DvCQ, dvcq_fields,
+		  NULL, dvcq_extra },
+		{ &dvqp_spec, &pv.PyverbsObject, &pv_mlx5.DvQP, dvqp_fields },
+		{ &dvpd_spec, &pv.PyverbsObject, &pv_mlx5.DvPD, dvpd_fields },
+		{ &dvsrq_spec, &pv.PyverbsObject, &pv_mlx5.DvSRQ,
+		  dvsrq_fields },
+		{ &dvobj_spec, &pv.PyverbsObject, &pv_mlx5.DvObj, NULL,
+		  dvobj_oslots },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -47,7 +47,6 @@ struct mlx5_qp {
 
 #define MQP(o) ((struct mlx5_qp *)(o))
 
-static PyTypeObject *mlx5_qp_type;
 /* QPEx's wr_start, wr_complete and wr_abort (method descriptors) */
 static PyObject *base_wr[3];
 enum { WR_START, WR_COMPLETE, WR_ABORT };
@@ -155,7 +154,7 @@ static int mqp_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return pv_mlx5_arg_type_error("init_attr",
 					      "pyverbs.qp.QPInitAttrEx",
 					      init_attr);
-	if (dv != Py_None && !pv_type_ok(dv, pv_mlx5_DVQPInitAttr))
+	if (dv != Py_None && !pv_type_ok(dv, pv_mlx5.DVQPInitAttr))
 		return pv_mlx5_arg_type_error("dv_init_attr",
 					      MLX5DV_MOD "Mlx5DVQPInitAttr",
 					      dv);
@@ -333,7 +332,7 @@ static struct ibv_ah *mqp_ah(PyObject *obj, PyObject *o)
 
 static struct mlx5dv_mkey *mqp_mkey(PyObject *obj, PyObject *o)
 {
-	struct pv_obj *k = mqp_obj_arg(obj, o, pv_mlx5_Mkey, "mkey",
+	struct pv_obj *k = mqp_obj_arg(obj, o, pv_mlx5.Mkey, "mkey",
 				       "pyverbs.providers.mlx5.mlx5dv_mkey."
 				       "Mlx5Mkey",
 				       "Mlx5Mkey");
@@ -399,7 +398,7 @@ static struct ibv_sge *mqp_sges(PyObject *lst, uint16_t *n)
 
 static struct mlx5dv_mr_interleaved *mqp_interleaved(PyObject *lst, uint16_t *n)
 {
-	return mqp_array(lst, pv_mlx5_MrInterleaved, "mr_interleaved_lst",
+	return mqp_array(lst, pv_mlx5.MrInterleaved, "mr_interleaved_lst",
 			 offsetof(struct pv_mlx5_mr_interleaved, mr),
 			 sizeof(struct mlx5dv_mr_interleaved), n);
 }
@@ -544,7 +543,7 @@ static PyObject *mqp_wr_mkey_configure(PyObject *obj, PyObject *args,
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O:wr_mkey_configure",
 					 kwlist, &mko, pv_conv_u8, &num, &co))
 		return NULL;
-	if (!pv_type_ok(co, pv_mlx5_MkeyConfAttr)) {
+	if (!pv_type_ok(co, pv_mlx5.MkeyConfAttr)) {
 		pv_mlx5_arg_type_error("mkey_config",
 				       "pyverbs.providers.mlx5."
 				       "mlx5dv_mkey.Mlx5MkeyConfAttr",
@@ -654,7 +653,7 @@ static PyObject *mqp_wr_set_mkey_sig_block(PyObject *obj, PyObject *args,
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:wr_set_mkey_sig_block",
 					 kwlist, &ao))
 		return NULL;
-	if (!pv_type_ok(ao, pv_mlx5_SigBlockAttr)) {
+	if (!pv_type_ok(ao, pv_mlx5.SigBlockAttr)) {
 		pv_mlx5_arg_type_error("block_attr",
 				       "pyverbs.providers.mlx5."
 				       "mlx5dv_mkey.Mlx5SigBlockAttr",
@@ -835,5 +834,5 @@ int pv_mlx5_qp_init_types(PyObject *m)
 			return -1;
 		}
 	}
-	return pv_add_type(m, &mqp_spec, pv.QPEx, &mlx5_qp_type);
+	return pv_add_type(m, &mqp_spec, pv.QPEx, &pv_mlx5.QP);
 }

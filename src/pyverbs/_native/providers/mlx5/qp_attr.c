@@ -13,9 +13,6 @@
 #include "field.h"
 #include "state.h"
 
-PyTypeObject *pv_mlx5_DVQPInitAttr;
-static PyTypeObject *dci_streams_type, *dc_init_attr_type;
-
 /* ------------------------------------------------------------------ */
 /* dci_streams as a dict (upstream: Cython's struct <-> dict)          */
 /* ------------------------------------------------------------------ */
@@ -205,7 +202,7 @@ static int qp_init_attr_init(PyObject *o, PyObject *args, PyObject *kw)
 					 pv_conv_u32, &create_flags, &dc,
 					 pv_conv_u64, &send_ops))
 		return -1;
-	if (dc != Py_None && !pv_type_ok(dc, dc_init_attr_type)) {
+	if (dc != Py_None && !pv_type_ok(dc, pv_mlx5.DVDCInitAttr)) {
 		return pv_mlx5_arg_type_error("dc_init_attr",
 					      dc_init_attr_spec.name, dc);
 	}
@@ -263,14 +260,15 @@ PV_DATA_SPEC(qp_init_attr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVQPInitAttr",
 
 int pv_mlx5_qp_attr_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &dci_streams_spec, pv.PyverbsObject,
-			     dci_streams_fields, NULL, NULL,
-			     &dci_streams_type) ||
-	    pv_add_data_type(m, &dc_init_attr_spec, pv.PyverbsObject,
-			     dc_init_attr_fields, NULL, dc_init_attr_getset,
-			     &dc_init_attr_type))
-		return -1;
-	return pv_add_data_type(m, &qp_init_attr_spec, pv.PyverbsObject,
-				qp_init_attr_fields, NULL, qp_init_attr_getset,
-				&pv_mlx5_DVQPInitAttr);
+	static const struct pv_type_def types[] = {
+		{ &dci_streams_spec, &pv.PyverbsObject,
+		  &pv_mlx5.DCIStreamInitAttr, dci_streams_fields },
+		{ &dc_init_attr_spec, &pv.PyverbsObject, &pv_mlx5.DVDCInitAttr,
+		  dc_init_attr_fields, NULL, dc_init_attr_getset },
+		{ &qp_init_attr_spec, &pv.PyverbsObject, &pv_mlx5.DVQPInitAttr,
+		  qp_init_attr_fields, NULL, qp_init_attr_getset },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -23,8 +23,6 @@
 
 #include <string.h>
 
-static PyTypeObject *attr_type, *node_type, *leaf_type;
-
 struct sched_attr {
 	PyObject_HEAD
 	struct mlx5dv_sched_attr attr; /* parent filled at use */
@@ -118,7 +116,7 @@ static int attr_init(PyObject *obj, PyObject *args, PyObject *kw)
 					 pv_conv_u32, &flags, pv_conv_u64,
 					 &comp_mask))
 		return -1;
-	if (parent != Py_None && !pv_type_ok(parent, node_type)) {
+	if (parent != Py_None && !pv_type_ok(parent, pv_mlx5.SchedNode)) {
 		PyErr_Format(PyExc_TypeError,
 			     "parent_sched_node must be a "
 			     "Mlx5dvSchedNode or None, not %.100s",
@@ -141,7 +139,7 @@ static int attr_get(PyObject *o, struct pv_obj *ctx,
 {
 	struct sched_attr *a = (struct sched_attr *)o;
 
-	if (!pv_type_ok(o, attr_type)) {
+	if (!pv_type_ok(o, pv_mlx5.SchedAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "sched_attr must be a "
 			     "Mlx5dvSchedAttr, not %.100s",
@@ -205,7 +203,7 @@ static int elem_init(PyObject *obj, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "context", "sched_attr", NULL };
 	struct sched_elem *self = (struct sched_elem *)obj;
 	const struct sched_kind *kind =
-		pv_type_ok(obj, leaf_type) ? &leaf_kind : &node_kind;
+		pv_type_ok(obj, pv_mlx5.SchedLeaf) ? &leaf_kind : &node_kind;
 	struct mlx5dv_sched_attr attr;
 	struct pv_obj *parent;
 	struct pv_context *ctx;
@@ -270,7 +268,7 @@ struct mlx5dv_sched_leaf *pv_mlx5_sched_leaf_get(PyObject *obj)
 {
 	struct sched_elem *self = (struct sched_elem *)obj;
 
-	if (!pv_type_ok(obj, leaf_type)) {
+	if (!pv_type_ok(obj, pv_mlx5.SchedLeaf)) {
 		PyErr_Format(PyExc_TypeError,
 			     "expected a Mlx5dvSchedLeaf, "
 			     "not %.100s",
@@ -350,10 +348,13 @@ PV_GC_TYPE_SPEC(leaf, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedLeaf",
 
 int pv_mlx5_sched_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &attr_spec, pv.PyverbsObject, attr_fields,
-			     attr_oslots, NULL, &attr_type) ||
-	    pv_add_type(m, &node_spec, pv.PyverbsCM, &node_type) ||
-	    pv_add_type(m, &leaf_spec, pv.PyverbsCM, &leaf_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &attr_spec, &pv.PyverbsObject, &pv_mlx5.SchedAttr,
+		  attr_fields, attr_oslots },
+		{ &node_spec, &pv.PyverbsCM, &pv_mlx5.SchedNode },
+		{ &leaf_spec, &pv.PyverbsCM, &pv_mlx5.SchedLeaf },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -15,8 +15,6 @@
 
 #include <errno.h>
 
-static PyTypeObject *var_type, *pp_type, *uar_type;
-
 /* The open Context of the 'context' argument, refused when None (upstream:
  * 'not None'). */
 static struct pv_context *res_ctx(PyObject *o)
@@ -150,7 +148,7 @@ static PyObject *var_export(PyObject *obj, PyObject *unused)
 static PyObject *var_import(PyObject *unused, PyObject *args, PyObject *kw)
 {
 	const struct pv_mlx5_import imp = {
-		"OO:import_var",	PV_MLX5_EXPORT_VAR, var_type,
+		"OO:import_var",	PV_MLX5_EXPORT_VAR, pv_mlx5.VAR,
 		var_import_fn,		var_adopt,	    "mlx5dv_var_import",
 		"Failed to import VAR",
 	};
@@ -405,9 +403,12 @@ PV_GC_TYPE_SPEC(uar, "pyverbs.providers.mlx5.mlx5dv.Mlx5UAR", struct mlx5_uar,
 
 int pv_mlx5_uar_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &var_spec, pv.PyverbsCM, &var_type) ||
-	    pv_add_type(m, &pp_spec, pv.PyverbsCM, &pp_type) ||
-	    pv_add_type(m, &uar_spec, pv.PyverbsCM, &uar_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &var_spec, &pv.PyverbsCM, &pv_mlx5.VAR },
+		{ &pp_spec, &pv.PyverbsCM, &pv_mlx5.PP },
+		{ &uar_spec, &pv.PyverbsCM, &pv_mlx5.UAR },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

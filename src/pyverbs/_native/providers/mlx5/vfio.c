@@ -16,8 +16,6 @@
 
 #include <errno.h>
 
-static PyTypeObject *vattr_type, *vctx_type;
-
 /* ---- Mlx5VfioAttr ---- */
 
 struct vfio_attr {
@@ -117,7 +115,7 @@ static int vctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:Mlx5VfioContext", kwlist,
 					 &attr))
 		return -1;
-	if (!PyObject_TypeCheck(attr, vattr_type)) {
+	if (!PyObject_TypeCheck(attr, pv_mlx5.VfioAttr)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Argument 'attr' has incorrect type (expected "
 			     "%s, got %.200s)",
@@ -215,9 +213,12 @@ PV_TYPE_SPEC(vctx, "pyverbs.providers.mlx5.mlx5_vfio.Mlx5VfioContext",
 
 int pv_mlx5_vfio_init_types(PyObject *m)
 {
-	if (pv_add_data_type(m, &vattr_spec, pv.PyverbsObject, vattr_fields,
-			     NULL, vattr_extra, &vattr_type) ||
-	    pv_add_type(m, &vctx_spec, pv_mlx5_context_type(), &vctx_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &vattr_spec, &pv.PyverbsObject, &pv_mlx5.VfioAttr,
+		  vattr_fields, NULL, vattr_extra },
+		{ &vctx_spec, &pv_mlx5.Context, &pv_mlx5.VfioContext },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

@@ -27,9 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyTypeObject *seg_type, *ctrl_seg_type, *data_seg_type, *wqe_type,
-	*cqe64_type;
-
 /* ------------------------------------------------------------------ */
 /* WqeSeg, WqeCtrlSeg, WqeDataSeg                                      */
 /* ------------------------------------------------------------------ */
@@ -58,9 +55,9 @@ static PyObject *seg_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 		return NULL;
 	pv_obj_setup(&self->obj, seg_destroy);
 	pv_obj_opened(&self->obj); /* usable even if __init__ is skipped */
-	if (pv_type_ok((PyObject *)self, ctrl_seg_type))
+	if (pv_type_ok((PyObject *)self, pv_mlx5.WqeCtrlSeg))
 		self->size = sizeof(self->seg.ctrl);
-	else if (pv_type_ok((PyObject *)self, data_seg_type))
+	else if (pv_type_ok((PyObject *)self, pv_mlx5.WqeDataSeg))
 		self->size = sizeof(self->seg.data);
 	return (PyObject *)self;
 }
@@ -402,7 +399,7 @@ static int wqe_init(PyObject *obj, PyObject *args, PyObject *kw)
 	for (i = 0; i < n; i++) {
 		PyObject *s = PySequence_Fast_GET_ITEM(fast, i), *b;
 
-		if (pv_type_ok(s, seg_type)) {
+		if (pv_type_ok(s, pv_mlx5.WqeSeg)) {
 			struct wqe_seg *sg = (struct wqe_seg *)s;
 
 			if (pv_check_open(&sg->obj))
@@ -693,11 +690,14 @@ PV_TYPE_SPEC(cqe64, "pyverbs.providers.mlx5.mlx5dv.Mlx5Cqe64", struct cqe64,
 
 int pv_mlx5_wqe_init_types(PyObject *m)
 {
-	if (pv_add_type(m, &seg_spec, pv.PyverbsCM, &seg_type) ||
-	    pv_add_type(m, &ctrl_spec, seg_type, &ctrl_seg_type) ||
-	    pv_add_type(m, &data_spec, seg_type, &data_seg_type) ||
-	    pv_add_type(m, &wqe_spec, pv.PyverbsCM, &wqe_type) ||
-	    pv_add_type(m, &cqe64_spec, pv.PyverbsObject, &cqe64_type))
-		return -1;
-	return 0;
+	static const struct pv_type_def types[] = {
+		{ &seg_spec, &pv.PyverbsCM, &pv_mlx5.WqeSeg },
+		{ &ctrl_spec, &pv_mlx5.WqeSeg, &pv_mlx5.WqeCtrlSeg },
+		{ &data_spec, &pv_mlx5.WqeSeg, &pv_mlx5.WqeDataSeg },
+		{ &wqe_spec, &pv.PyverbsCM, &pv_mlx5.Wqe },
+		{ &cqe64_spec, &pv.PyverbsObject, &pv_mlx5.Cqe64 },
+		{ NULL }
+	};
+
+	return pv_add_types(m, types);
 }

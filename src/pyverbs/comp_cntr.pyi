@@ -1,0 +1,3 @@
+from pyverbs._verbs import CompCntr as CompCntr, CompCntrInitAttr as CompCntrInitAttr
+
+__all__ = ['CompCntr', 'CompCntrInitAttr']
