@@ -16,6 +16,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FAKES = os.path.join(HERE, 'fakes')
 
 
+def rdma_core_version():
+    """The rdma-core release of the headers the doubles are built against
+    (pkg-config's libibverbs version 1.14.44.0 is rdma-core 44): the
+    doubles define the entry points newer than 44 only when it has them."""
+    try:
+        v = subprocess.run(['pkg-config', '--modversion', 'libibverbs'],
+                           capture_output=True, text=True,
+                           check=True).stdout.split('.')
+        return int(v[2])
+    except (OSError, subprocess.CalledProcessError, IndexError, ValueError):
+        return 44
+
+
 def build(tmp_path_factory, name):
     """tests/fakes/<name>.c linked with its version script <name>.map;
     the path of the shared object (skips without a C compiler)."""
@@ -24,6 +37,7 @@ def build(tmp_path_factory, name):
         pytest.skip('a C compiler is needed to build the test double')
     out = str(tmp_path_factory.mktemp('pvfake') / f'lib{name}.so')
     subprocess.run([cc, '-shared', '-fPIC', '-O1', '-Wall',
+                    f'-DPVFAKE_RDMA={rdma_core_version()}',
                     '-Wl,--version-script=' + os.path.join(
                         FAKES, name + '.map'),
                     '-o', out, os.path.join(FAKES, name + '.c'),

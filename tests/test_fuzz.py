@@ -37,6 +37,8 @@ MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
            'pyverbs.providers.mlx5.mlx5dv_crypto',
            'pyverbs.providers.mlx5.mlx5dv_sched',
            'pyverbs.providers.mlx5.mlx5dv_flow',
+           'pyverbs.providers.mlx5.mlx5dv_event',
+           'pyverbs.providers.mlx5.mlx5dv_dmabuf',
            'pyverbs.providers.mlx5.mlx5_vfio',
            'pyverbs.providers.mlx5.dr_domain',
            'pyverbs.providers.mlx5.dr_table',
@@ -47,7 +49,8 @@ MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
 # Calls that block by design (they wait for an event or a completion) are
 # not fuzzed with values that could be valid.
 BLOCKING = {'get_cq_event', 'get_async_event', 'get_request',
-            'get_send_comp', 'get_recv_comp'}
+            'get_send_comp', 'get_recv_comp',
+            'get_event', 'get_async_cmd_comp'}
 
 
 def _native_types():

@@ -51,7 +51,11 @@ show('bitmask_unknown', lambda: dv.bitmask_to_str(6, {1: 'a', 2: 'b'}))
 
 def test_printers_match_reference():
     ours, theirs = ref_compare.run_both(PRINTERS)
-    assert ours == theirs
+    # rdma-core 58 names MLX5DV_CONTEXT_FLAGS_BLUEFLAME (1 << 8), which the
+    # reference (44) does not know: the rest is 44's
+    assert "context_flags_to_str(256) ok 'Support BlueFlame (256)'" in ours
+    assert [line.replace(', Support BlueFlame', '').replace(
+        'Support BlueFlame', '') for line in ours] == theirs
 
 
 ATTRS = r'''

@@ -78,7 +78,10 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
     'pyverbs.aio': ('get_cm_event',),
     'pyverbs.providers.efa.efadv': (
         'EfaAH', 'EfaCQ', 'EfaContext', 'EfaDVAHAttr', 'EfaDVCQInitAttr',
-        'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx'),
+        'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx',
+        # rdma-core 50 .. 65
+        'EfaDVMRAttr', 'EfaMR', 'EfaDVSQDepthAttr', 'EfaDVRQDepthAttr',
+        'EfaCompCntrInitAttr'),
     'pyverbs.providers.mlx5.mlx5dv': (
         'Mlx5CQ', 'Mlx5Context', 'Mlx5Cqe64', 'Mlx5DCIStreamInitAttr',
         'Mlx5DVCQInitAttr', 'Mlx5DVContext', 'Mlx5DVContextAttr',
@@ -89,7 +92,12 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
         'bitmask_to_str', 'context_comp_mask_to_str', 'context_flags_to_str',
         'cqe_comp_to_str', 'dc_type_to_str', 'qp_comp_mask_to_str',
         'qp_create_flags_to_str', 'qpts_to_str', 'send_ops_flags_to_str',
-        'swp_to_str', 'tunnel_offloads_to_str'),
+        'swp_to_str', 'tunnel_offloads_to_str',
+        # rdma-core 60
+        'Mlx5DevxCmdComp'),
+    'pyverbs.providers.mlx5.mlx5dv_event': (
+        'EventChannel', 'EventFD', 'EventHeader'),
+    'pyverbs.providers.mlx5.mlx5dv_dmabuf': ('Mlx5DmaBufMR',),
     'pyverbs.providers.mlx5.mlx5dv_objects': (
         'Mlx5DvCQ', 'Mlx5DvObj', 'Mlx5DvPD', 'Mlx5DvQP', 'Mlx5DvSRQ'),
     'pyverbs.providers.mlx5.mlx5dv_mkey': (
@@ -99,7 +107,9 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
     'pyverbs.providers.mlx5.mlx5dv_flow': (
         'Mlx5Flow', 'Mlx5FlowActionAttr', 'Mlx5FlowMatchParameters',
         'Mlx5FlowMatcher', 'Mlx5FlowMatcherAttr',
-        'Mlx5PacketReformatFlowAction'),
+        'Mlx5PacketReformatFlowAction',
+        # rdma-core 60
+        'Mlx5ModifyFlowAction'),
     'pyverbs.providers.mlx5.mlx5dv_sched': (
         'Mlx5dvSchedAttr', 'Mlx5dvSchedLeaf', 'Mlx5dvSchedNode'),
     'pyverbs.providers.mlx5.mlx5dv_crypto': (
@@ -116,7 +126,9 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
         'DrActionDrop', 'DrActionFlowCounter', 'DrActionFlowSample',
         'DrActionIBPort', 'DrActionModify', 'DrActionPacketReformat',
         'DrActionPopVLan', 'DrActionPushVLan', 'DrActionQp', 'DrActionTag',
-        'DrActionVPort', 'DrFlowSamplerAttr'),
+        'DrActionVPort', 'DrFlowSamplerAttr',
+        # rdma-core 48
+        'DrActionFlowMeter', 'DrFlowMeterAttr'),
 }
 # prefix of a qualified name -> (the _verbs flag of a build with the
 # library, the library)

@@ -37,6 +37,15 @@
 #define PVFAKE_DEVICES "PVFAKE_EFA_DEVICES"
 #include "double_common.h"
 
+#ifndef PVFAKE_RDMA
+#define PVFAKE_RDMA 44
+#endif
+/* efa_double_65.c: what rdma-core 46 .. 65 add (included at the end) */
+struct fcq;
+static void log_qp_efa65(const struct efadv_qp_init_attr *efa);
+static void qp_dv_new(struct ibv_qp *qp, const struct efadv_qp_init_attr *efa);
+static void cq_efa65(struct fcq *f, const struct efadv_cq_init_attr *efa);
+
 static int zero(const void *p, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
@@ -88,6 +97,9 @@ int efadv_query_device(struct ibv_context *ctx, struct efadv_device_attr *attr,
 	struct efadv_device_attr a = {
 		.max_sq_wr = 512, .max_rq_wr = 256, .max_sq_sge = 2,
 		.max_rq_sge = 3, .inline_buf_size = 32,
+#if PVFAKE_RDMA >= 63
+		.inline_buf_size_ex = 64,
+#endif
 		.device_caps = EFADV_DEVICE_ATTR_CAPS_RDMA_READ |
 			       EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID | 0x40,
 		.max_rdma_size = 1 << 20,
@@ -187,9 +199,10 @@ struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ctx,
 	     attr->pd != NULL, attr->create_flags,
 	     (unsigned long long)efa->comp_mask, efa->driver_qp_type, inlen);
 	log_caps(" cap", &attr->cap);
+	log_qp_efa65(efa);
 	if (attr->qp_type != IBV_QPT_DRIVER || efa->comp_mask ||
 	    efa->driver_qp_type != EFADV_QP_DRIVER_TYPE_SRD ||
-	    !zero(efa->reserved, sizeof(efa->reserved)) ||
+	    !zero(&efa->reserved, sizeof(efa->reserved)) ||
 	    !inlen_ok(efa, sizeof(*efa), inlen)) {
 		errno = EINVAL;
 		return adopt_qp(NULL, " create");
@@ -199,7 +212,10 @@ struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ctx,
 	qp = ibv_create_qp_ex(ctx, &a);
 	if (qp)
 		attr->cap = a.cap;
-	return adopt_qp(qp, " create");
+	qp = adopt_qp(qp, " create");
+	if (qp)
+		qp_dv_new(qp, efa);
+	return qp;
 }
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
@@ -278,6 +294,7 @@ struct ibv_cq_ex *efadv_create_cq(struct ibv_context *ctx,
 	f->id = ncq + 1;
 	if (efa->wc_flags & EFADV_WC_EX_WITH_SGID)
 		f->dv.wc_read_sgid = fake_read_sgid;
+	cq_efa65(f, efa);
 	cqs[ncq++] = f;
 	plog(" create -> cq#%d", f->id);
 	return cq;
@@ -310,3 +327,6 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	}
 	return rc;
 }
+
+/* What rdma-core 46 .. 65 add: one translation unit with the above. */
+#include "efa_double_65.c"

@@ -33,6 +33,13 @@
 #define PVFAKE_DEVICES "PVFAKE_MLX5_DEVICES"
 #include "double_common.h"
 
+#ifndef PVFAKE_RDMA
+#define PVFAKE_RDMA 44
+#endif
+/* mlx5_double_65.c: what rdma-core 45 .. 65 add (included at the end) */
+static void open_device65(struct mlx5dv_context_attr *a);
+static void query_device65(struct mlx5dv_context *attr);
+
 /* ------------------------------------------------------ object tables */
 
 static struct ibv_context *ctxs[MAX_OBJS];
@@ -349,6 +356,7 @@ struct ibv_context *mlx5dv_open_device(struct ibv_device *d,
 	plog("mlx5dv_open_device dev=%s attr.flags=0x%x attr.comp_mask=0x%llx"
 	     " -> ctx#%d", d->name, a ? a->flags : 0,
 	     a ? (unsigned long long)a->comp_mask : 0ULL, ctx_id(c));
+	open_device65(a);
 	return c;
 }
 
@@ -594,6 +602,7 @@ int mlx5dv_query_device(struct ibv_context *c, struct mlx5dv_context *attr)
 	attr->crypto_caps.wrapped_import_method = 1;
 	attr->crypto_caps.log_max_num_deks = 12;
 	attr->crypto_caps.flags = 6;
+	query_device65(attr);
 	return 0;
 }
 
@@ -780,3 +789,4 @@ void mlx5dv_devx_free_uar(struct mlx5dv_devx_uar *u)
 /* The other families' entry points: one translation unit with the above. */
 #include "mlx5_double_devx.c"
 #include "mlx5_double_dr.c"
+#include "mlx5_double_65.c"

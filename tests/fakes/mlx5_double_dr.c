@@ -205,6 +205,8 @@ int mlx5dv_dr_table_destroy(struct mlx5dv_dr_table *tbl)
 	return rc;
 }
 
+static int fmeter_destroy(struct mlx5dv_dr_action *a); /* mlx5_double_65.c */
+
 int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 {
 	if (dr_on() && dr_act_refs(a)) {
@@ -220,6 +222,8 @@ int mlx5dv_dr_action_destroy(struct mlx5dv_dr_action *a)
 				dr_acts[i] = NULL;	/* may be reused */
 			}
 	}
+	if (fmeter_destroy(a))		/* a record of the double's */
+		return 0;
 	return REAL(mlx5dv_dr_action_destroy, "MLX5_1.10")(a);
 }
 
@@ -334,6 +338,10 @@ mlx5dv_create_flow_matcher(struct ibv_context *c,
 	     "-> fm#%d", attr->type, attr->flags, attr->priority,
 	     attr->match_criteria_enable, attr->match_mask->match_sz,
 	     (unsigned long long)attr->comp_mask, attr->ft_type, m->id);
+#if PVFAKE_RDMA >= 57
+	if (attr->comp_mask & MLX5DV_FLOW_MATCHER_MASK_IB_PORT)
+		plog(" ib_port=%u", attr->ib_port);
+#endif
 	return (struct mlx5dv_flow_matcher *)m;
 }
 
@@ -376,6 +384,44 @@ struct ibv_flow_action *mlx5dv_create_flow_action_packet_reformat(
 	return &a->fa;
 }
 
+/*
+ * rdma-core 65 made mlx5dv_create_flow a macro over __mlx5dv_create_flow
+ * (which also takes the attribute's size); libmlx5 still exports the old
+ * function for binaries built against older headers: both are replaced.
+ */
+#ifdef mlx5dv_create_flow
+#undef mlx5dv_create_flow
+struct ibv_flow *mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
+				    struct mlx5dv_flow_match_parameters *value,
+				    size_t num_actions,
+				    struct mlx5dv_flow_action_attr actions[]);
+#define PVFAKE_FLOW_ATTR_LEN 1
+#endif
+
+/* " devx#N" (dest), " counter(devx#N)" or " counter(devx#N+off)"; the
+ * DevX objects are the double's records (mlx5_double_devx.c) */
+static int fl_devx_action(char *buf, size_t size,
+			  const struct mlx5dv_flow_action_attr *a)
+{
+	const struct fx *x;
+
+	switch ((int)a->type) {
+	case MLX5DV_FLOW_ACTION_DEST_DEVX:
+		x = fx_live(a->obj, FX_DEVX, "mlx5dv_create_flow");
+		return snprintf(buf, size, " devx#%d", x->id);
+	case MLX5DV_FLOW_ACTION_COUNTERS_DEVX:
+		x = fx_live(a->obj, FX_DEVX, "mlx5dv_create_flow");
+		return snprintf(buf, size, " counter(devx#%d)", x->id);
+#if PVFAKE_RDMA >= 60
+	case MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET:
+		x = fx_live(a->bulk_obj.obj, FX_DEVX, "mlx5dv_create_flow");
+		return snprintf(buf, size, " counter(devx#%d+%u)", x->id,
+				a->bulk_obj.offset);
+#endif
+	}
+	abort();
+}
+
 struct ibv_flow *mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 				    struct mlx5dv_flow_match_parameters *value,
 				    size_t num_actions,
@@ -412,7 +458,8 @@ struct ibv_flow *mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 					" qp%s", actions[i].qp->qp_type ==
 					IBV_QPT_UD ? "(ud)" : "");
 		} else {
-			abort();
+			len += fl_devx_action(buf + len, sizeof(buf) - len,
+					      &actions[i]);
 		}
 	}
 	f->id = nfl_flow + 1;
@@ -426,4 +473,47 @@ struct ibv_flow *mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	plog("mlx5dv_create_flow fm#%d value.match_sz=%zu actions=[%s ] "
 	     "-> flow#%d", m->id, value->match_sz, buf, f->id);
 	return &f->flow;
+}
+
+#ifdef PVFAKE_FLOW_ATTR_LEN
+struct ibv_flow *__mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
+				      struct mlx5dv_flow_match_parameters *value,
+				      size_t num_actions,
+				      struct mlx5dv_flow_action_attr actions[],
+				      size_t attr_len)
+{
+	if (!fl_matcher_of(matcher))
+		return REAL(__mlx5dv_create_flow, "MLX5_1.25.1")(
+			matcher, value, num_actions, actions, attr_len);
+	if (attr_len != sizeof(struct mlx5dv_flow_action_attr)) {
+		plog("FATAL __mlx5dv_create_flow attr_len=%zu", attr_len);
+		abort();
+	}
+	return mlx5dv_create_flow(matcher, value, num_actions, actions);
+}
+#endif
+
+/* mlx5dv_create_flow_action_modify_header: a record, as packet reformat's */
+struct ibv_flow_action *
+mlx5dv_create_flow_action_modify_header(struct ibv_context *c,
+					size_t actions_sz, uint64_t actions[],
+					enum mlx5dv_flow_table_type ft_type)
+{
+	struct fflow_action *a;
+	char h[80];
+
+	if (!dr_on())
+		return REAL(mlx5dv_create_flow_action_modify_header,
+			    "MLX5_1.7")(c, actions_sz, actions, ft_type);
+	a = calloc(1, sizeof(*a));
+	if (!a || nfl_action >= MAX_OBJS || (actions_sz && !actions))
+		abort();
+	a->id = nfl_action + 1;
+	a->live = 1;
+	a->fa.context = fl_context();
+	fl_actions[nfl_action++] = a;
+	hex(h, sizeof(h), actions, actions_sz < 16 ? actions_sz : 16);
+	plog("mlx5dv_create_flow_action_modify_header actions_sz=%zu "
+	     "actions=%s ft_type=%d -> fa#%d", actions_sz, h, ft_type, a->id);
+	return &a->fa;
 }

@@ -21,6 +21,7 @@
  * (dmabuf=None) belongs to that MR: it is closed right after the MR is
  * deregistered, and closing it closes the MR first ('owner').
  */
+#include "dmabuf.h"
 #include "errors.h"
 #include "field.h"
 #include "init.h"
@@ -458,14 +459,7 @@ PV_GC_TYPE_SPEC(
 
 /* ---- DmaBufMR ---- */
 
-/* parents[0] is the PD, parents[1] the DmaBuf (when one was given or
- * allocated: not for a bare fd). */
-struct pv_dmabuf_mr {
-	struct pv_mr mr;
-	PyObject *dmabuf; /* DmaBuf, an int fd, or NULL */
-	uint64_t offset;  /* in the dma-buf, also the iova */
-	int internal;	  /* we allocated dmabuf */
-};
+/* struct pv_dmabuf_mr: dmabuf.h */
 
 static int dmabuf_mr_destroy(struct pv_obj *o)
 {
@@ -484,7 +478,14 @@ static int dmabuf_mr_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static char *dmabuf_mr_mem(struct pv_mr *mr)
+int pv_dmabuf_fd(PyObject *o)
+{
+	struct pv_dmabuf *db = (struct pv_dmabuf *)o;
+
+	return pv_check_open(&db->obj) ? -1 : db->fd;
+}
+
+char *pv_dmabuf_mr_mem(struct pv_mr *mr)
 {
 	struct pv_dmabuf_mr *self = (struct pv_dmabuf_mr *)mr;
 	char *p;
@@ -564,7 +565,7 @@ static int dmabuf_mr_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	pv_obj_setup(&self->mr.obj, dmabuf_mr_destroy);
-	self->mr.mem = dmabuf_mr_mem;
+	self->mr.mem = pv_dmabuf_mr_mem;
 	self->offset = offset;
 	self->mr.mr =
 		ibv_reg_dmabuf_mr(pd->pd, offset, length, offset, fd, access);

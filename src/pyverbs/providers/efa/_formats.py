@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""The printed formats of the EFA C types (EfaDVDeviceAttr, EfaDVAHAttr)
-and the helpers they use, which pyverbs.providers.efa.efadv re-exports.
+"""The printed formats of the EFA C types (EfaDVDeviceAttr, EfaDVAHAttr;
+EfaDVMRAttr prints itself, in C) and the helpers they use, which
+pyverbs.providers.efa.efadv re-exports.
 The module ends with FORMATS, the EFA table {native type: {attribute:
 value}}, which pyverbs/__init__.py installs with pyverbs._formats.install()
 in a build with libefa (without it the table is empty)."""
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pyverbs.providers.efa.efa_enums as _efa_e
 from pyverbs import _verbs as _v
+from pyverbs.pyverbs_error import PyverbsRDMAError
 
 if TYPE_CHECKING:
     from pyverbs._verbs import EfaDVAHAttr, EfaDVDeviceAttr
@@ -34,6 +36,15 @@ _DEV_CAPS = {
     _efa_e.EFADV_DEVICE_ATTR_CAPS_RDMA_READ: 'RDMA Read',
     _efa_e.EFADV_DEVICE_ATTR_CAPS_RNR_RETRY: 'RNR Retry',
     _efa_e.EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID: 'CQ entries with source GID',
+    # rdma-core 46 .. 65 (fixed values, whatever the build's headers)
+    getattr(_efa_e, 'EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE', 1 << 3):
+        'RDMA Write',
+    getattr(_efa_e, 'EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV', 1 << 4):
+        'Unsolicited RDMA Write receive',
+    getattr(_efa_e, 'EFADV_DEVICE_ATTR_CAPS_CQ_WITH_EXT_MEM_DMABUF', 1 << 5):
+        'CQ with external memory',
+    getattr(_efa_e, 'EFADV_DEVICE_ATTR_CAPS_COMP_CNTR', 1 << 6):
+        'Completion Counters',
 }
 
 
@@ -52,9 +63,18 @@ def _device_attr_str(self: EfaDVDeviceAttr) -> str:
                   ('Max RQ WR', self.max_rq_wr),
                   ('Max SQ SQE', self.max_sq_sge),
                   ('Max RQ SQE', self.max_rq_sge),
-                  ('Inline buffer size', self.inline_buf_size),
-                  ('Device Capabilities', dev_cap_to_str(self.device_caps)),
+                  ('Inline buffer size', self.inline_buf_size)) +
+                 _inline_ex_row(self) +
+                 (('Device Capabilities', dev_cap_to_str(self.device_caps)),
                   ('Max RDMA Size', self.max_rdma_size)))
+
+
+def _inline_ex_row(self: EfaDVDeviceAttr) -> tuple[tuple[str, object], ...]:
+    """rdma-core 63's row, where the build has the field."""
+    try:
+        return (('Inline buffer size ex', self.inline_buf_size_ex),)
+    except PyverbsRDMAError:
+        return ()
 
 
 def _ah_attr_str(self: EfaDVAHAttr) -> str:

@@ -16,6 +16,9 @@ from pyverbs.providers.efa._formats import (  # noqa: F401
 if getattr(_verbs, '_HAVE_EFA', 0):
     from pyverbs._verbs import (EfaAH, EfaContext, EfaCQ, EfaDVAHAttr,
                                 EfaDVCQInitAttr, EfaDVDeviceAttr,
-                                EfaQPInitAttr, SRDQP, SRDQPEx)
+                                EfaQPInitAttr, SRDQP, SRDQPEx,
+                                # rdma-core 50 .. 65
+                                EfaDVMRAttr, EfaMR, EfaDVSQDepthAttr,
+                                EfaDVRQDepthAttr, EfaCompCntrInitAttr)
 
 fill_missing(globals(), __name__)

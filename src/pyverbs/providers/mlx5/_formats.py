@@ -90,7 +90,10 @@ def context_flags_to_str(flags: int) -> str:
             'Support CQE 128B compression',
         _dve.MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD: 'Support CQE 128B padding',
         _dve.MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE:
-            'Support packet based credit mode (in RC QP)'})
+            'Support packet based credit mode (in RC QP)',
+        # rdma-core 58 (a fixed value, whatever the build's headers)
+        getattr(_dve, 'MLX5DV_CONTEXT_FLAGS_BLUEFLAME', 1 << 8):
+            'Support BlueFlame'})
 
 
 def swp_to_str(swps: int) -> str:
@@ -211,7 +214,18 @@ def _dv_context_str(self: Mlx5DVContext) -> str:
         _ROW.format('Flow action flags', self.flow_action_flags) +
         _ROW.format('DC ODP caps', self.dc_odp_caps) +
         _ROW.format('Num LAG ports', self.num_lag_ports) +
-        _ROW.format('Max WR memcpy length', self.max_wr_memcpy_length))
+        _ROW.format('Max WR memcpy length', self.max_wr_memcpy_length) +
+        _dc_rd_atom_rows(self))
+
+
+def _dc_rd_atom_rows(self: Mlx5DVContext) -> str:
+    """The two lines rdma-core 65 adds (upstream reads misspelt fields
+    there and raises AttributeError: these are the fields it means); none
+    from a build whose rdma-core lacks the fields (older than 47)."""
+    if not getattr(_v, '_MLX5_FEATURES', {}).get('max_dc_rd_atom'):
+        return ''
+    return (_ROW.format('Max DC Read Atomic', self.max_dc_rd_atom) +
+            _ROW.format('Max DC Init Read Atomic', self.max_dc_init_rd_atom))
 
 
 def _cq_init_attr_str(self: Mlx5DVCQInitAttr) -> str:

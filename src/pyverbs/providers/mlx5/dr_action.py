@@ -25,7 +25,8 @@ if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
         DrActionModify, DrActionTag, DrActionDestTable, DrActionPopVLan,
         DrActionPushVLan, DrActionDestAttr, DrActionDestArray,
         DrActionDefMiss, DrActionVPort, DrActionIBPort, DrActionDestTir,
-        DrActionPacketReformat, DrFlowSamplerAttr, DrActionFlowSample)
+        DrActionPacketReformat, DrFlowSamplerAttr, DrActionFlowSample,
+        DrFlowMeterAttr, DrActionFlowMeter)
 from pyverbs._unimplemented import fill_missing
 
 ACTION_SIZE = 8     # bytes of one modify-header action

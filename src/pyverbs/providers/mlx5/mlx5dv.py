@@ -41,7 +41,8 @@ from pyverbs import _verbs as _mlx5objs
 if getattr(_mlx5objs, '_HAVE_MLX5', 0):
     from pyverbs._verbs import (Mlx5DevxObj, Mlx5UMEM, Mlx5DevxEq,
                                 Mlx5DevxMsiVector, Mlx5DmOpAddr, WqeSeg,
-                                WqeCtrlSeg, WqeDataSeg, Wqe, Mlx5Cqe64)
+                                WqeCtrlSeg, WqeDataSeg, Wqe, Mlx5Cqe64,
+                                Mlx5DevxCmdComp)
 del _mlx5objs
 
 fill_missing(globals(), __name__)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """mlx5 flow steering: Mlx5FlowMatchParameters, Mlx5FlowMatcherAttr,
-Mlx5FlowMatcher, Mlx5FlowActionAttr, Mlx5PacketReformatFlowAction and
-Mlx5Flow, in C (pyverbs._verbs, providers/mlx5/flow.c) over libmlx5.
+Mlx5FlowMatcher, Mlx5FlowActionAttr, Mlx5PacketReformatFlowAction,
+Mlx5ModifyFlowAction (rdma-core 65's API) and Mlx5Flow, in C (pyverbs._verbs,
+providers/mlx5/flow.c, flow_action.c) over libmlx5.
 
 An Mlx5FlowMatcher and an Mlx5PacketReformatFlowAction are closed with
 their Context; an Mlx5Flow is closed before its matcher and before any QP
@@ -17,14 +18,18 @@ Differences from upstream pyverbs (rdma-core 44):
   warns and overflows its array), a DEST_IBV_QP attribute without a QP and
   an IBV_FLOW_ACTION attribute without an open flow action; it has qp (the
   first QP it steers to).
-- Mlx5PacketReformatFlowAction has close() and closed.
+- Mlx5PacketReformatFlowAction and Mlx5ModifyFlowAction have close() and
+  closed; Mlx5ModifyFlowAction wants each action exactly 8 bytes (upstream
+  pads or cuts them).
+- Mlx5FlowActionAttr with a DevX type and no obj raises (upstream
+  dereferences None); Mlx5Flow refuses a DevX object of another Context.
 """
 from pyverbs import _verbs
 
 if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
     from pyverbs._verbs import Mlx5FlowMatchParameters, Mlx5FlowMatcherAttr, \
         Mlx5FlowMatcher, Mlx5FlowActionAttr, Mlx5PacketReformatFlowAction, \
-        Mlx5Flow
+        Mlx5Flow, Mlx5ModifyFlowAction
 from pyverbs._unimplemented import fill_missing
 
 fill_missing(globals(), __name__)

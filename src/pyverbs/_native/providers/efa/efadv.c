@@ -11,7 +11,8 @@
  *                             SRD state-transition masks
  *   EfaCQ(ctx, attr_ex, efa_init_attr)
  *                             a CQEX made by efadv_create_cq, with
- *                             read_sgid()
+ *                             read_sgid() and is_unsolicited()
+ *   EfaMR                     an MR with query() (efadv_query_mr)
  * The QPs and the CQ go through the core's creation hooks
  * (pv_qp_create_hook, pv_cqex_setup), so their checks,
  * parents and lifetime are the core's.  libefa refuses a non-EFA device in every entry point
@@ -24,6 +25,7 @@
 #include "cq.h"
 #include "errors.h"
 #include "field.h"
+#include "mr.h"
 #include "object.h"
 #include "qp.h"
 #include "state.h"
@@ -238,10 +240,53 @@ static PyObject *srdx_get_comp_mask(PyObject *obj, PyObject *dst)
 	return NULL;
 }
 
+/*
+ * wr_set_processing_hints(hints) (rdma-core 64): efadv_wr_set_processing_hints
+ * calls the QP's wr_set_processing_hints, which libefa sets only for a QP
+ * created with EFADV_WR_EX_WITH_PROCESSING_HINTS in wr_flags, and which
+ * sets the WR being built: both are checked (upstream calls through NULL).
+ */
+static PyObject *srdx_wr_set_processing_hints(PyObject *obj, PyObject *arg)
+{
+	struct pv_qp_ex *self = (struct pv_qp_ex *)obj;
+	uint32_t hints;
+#if HAVE_EFADV_QP_FROM_IBV_QP_EX
+	struct efadv_qp *dv;
+#endif
+
+	if (!pv_conv_u32(arg, &hints) || pv_check_open(&self->qp.obj))
+		return NULL;
+#if HAVE_EFADV_QP_FROM_IBV_QP_EX
+	if (!self->qpx)
+		return pv_raise_user("This SRDQPEx was created without "
+				     "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: the "
+				     "ibv_wr_* API is not available");
+	if (!self->in_wr)
+		return pv_raise_user("Call wr_start() before building a work "
+				     "request");
+	/* a container_of of the QP efadv_create_qp_ex() made */
+	dv = efadv_qp_from_ibv_qp_ex(self->qpx);
+	if (!dv || !dv->wr_set_processing_hints)
+		return pv_raise_user("wr_set_processing_hints(): the SRDQPEx "
+				     "was not created with "
+				     "EFADV_WR_EX_WITH_PROCESSING_HINTS");
+	efadv_wr_set_processing_hints(dv, hints);
+	Py_RETURN_NONE;
+#else
+	return pv_raise_needs("efadv_wr_set_processing_hints", 64);
+#endif
+}
+
 static PyMethodDef srdx_methods[] = {
 	{ "_get_comp_mask", srdx_get_comp_mask, METH_O,
 	  "_get_comp_mask($self, dst, /)\n--\n\n"
 	  "The attribute mask of the move to dst ('INIT', 'RTR', 'RTS')." },
+	{ "wr_set_processing_hints", srdx_wr_set_processing_hints, METH_O,
+	  "wr_set_processing_hints($self, hints, /)\n--\n\n"
+	  "Give the WR being built the processing hints hints "
+	  "(EFADV_WR_PROCESSING_HINT_*), between wr_start() and "
+	  "wr_complete(), on a QP created with wr_flags "
+	  "EFADV_WR_EX_WITH_PROCESSING_HINTS." },
 	{ NULL }
 };
 
@@ -337,7 +382,40 @@ static PyObject *ecq_read_sgid(PyObject *obj, PyObject *unused)
 	return pv_gid_new(&gid);
 }
 
+/*
+ * is_unsolicited() (rdma-core 52): whether the current completion is an
+ * unsolicited RDMA write receive.  efadv_wc_is_unsolicited() calls
+ * wc_is_unsolicited, which libefa sets only with
+ * EFADV_WC_EX_WITH_IS_UNSOLICITED: checked, as the current completion.
+ */
+static PyObject *ecq_is_unsolicited(PyObject *obj, PyObject *unused)
+{
+	struct efa_cq *self = (struct efa_cq *)obj;
+
+	if (pv_check_open(&self->cq.obj))
+		return NULL;
+#if HAVE_EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV
+	if (!self->cq.polling || !self->cq.current)
+		return pv_raise_user("is_unsolicited(): no current completion "
+				     "(start_poll() or poll_next() did not "
+				     "return 0)");
+	if (!self->dv || !self->dv->wc_is_unsolicited)
+		return pv_raise_user("is_unsolicited(): the EfaCQ was not "
+				     "created with "
+				     "EFADV_WC_EX_WITH_IS_UNSOLICITED");
+	return PyBool_FromLong(efadv_wc_is_unsolicited(self->dv));
+#else
+	return pv_raise_needs("efadv_wc_is_unsolicited", 52);
+#endif
+}
+
 static PyMethodDef ecq_methods[] = {
+	{ "is_unsolicited", ecq_is_unsolicited, METH_NOARGS,
+	  "is_unsolicited($self, /)\n--\n\n"
+	  "Whether the current completion is an unsolicited RDMA write "
+	  "receive (a bool).  Only between a successful "
+	  "start_poll()/poll_next() and end_poll(), on a CQ made with "
+	  "EFADV_WC_EX_WITH_IS_UNSOLICITED." },
 	{ "read_sgid", ecq_read_sgid, METH_NOARGS,
 	  "read_sgid($self, /)\n--\n\n"
 	  "The source GID of the current completion (a GID), or None when "
@@ -354,6 +432,45 @@ PV_TYPE_SPEC(ecq, "pyverbs.providers.efa.efadv.EfaCQ", struct efa_cq,
 	     "efa_init_attr an EfaDVCQInitAttr or None (defaults).",
 	     { Py_tp_init, ecq_init }, { Py_tp_methods, ecq_methods }, );
 
+/* ------------------------------------------------------------------ */
+/* EfaMR                                                               */
+/* ------------------------------------------------------------------ */
+
+/* query() (rdma-core 50): the MR's EFA attributes (efadv_query_mr). */
+static PyObject *emr_query(PyObject *obj, PyObject *unused)
+{
+	struct pv_mr *self = (struct pv_mr *)obj;
+	pv_efadv_mr_attr attr;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	memset(&attr, 0, sizeof(attr));
+#if HAVE_EFADV_QUERY_MR
+	int rc = efadv_query_mr(self->mr, &attr, sizeof(attr)); /* errno */
+
+	if (rc)
+		return pv_raise_rc(rc, "efadv_query_mr",
+				   "Failed to query EFA MR");
+	return pv_efa_attr_new(pv_efa.MRAttr, &attr, sizeof(attr));
+#else
+	return pv_raise_needs("efadv_query_mr", 50);
+#endif
+}
+
+static PyMethodDef emr_methods[] = {
+	{ "query", emr_query, METH_NOARGS,
+	  "query($self, /)\n--\n\n"
+	  "The MR's EFA attributes (efadv_query_mr) as an EfaDVMRAttr." },
+	{ NULL }
+};
+
+/* GC and the constructor: MR's */
+PV_TYPE_SPEC(emr, "pyverbs.providers.efa.efadv.EfaMR", struct pv_mr,
+	     "EfaMR(creator, length=0, access=0, address=None, "
+	     "implicit=False, handle=None)\n--\n\n"
+	     "An MR (same constructor) with query(), its EFA attributes.",
+	     { Py_tp_methods, emr_methods }, );
+
 int pv_efadv_init_types(PyObject *m)
 {
 	static const struct pv_type_def types[] = {
@@ -362,6 +479,7 @@ int pv_efadv_init_types(PyObject *m)
 		{ &srd_spec, &pv.QP, &pv_efa.SRDQP },
 		{ &srdx_spec, &pv.QPEx, &pv_efa.SRDQPEx },
 		{ &ecq_spec, &pv.CQEX, &pv_efa.CQ },
+		{ &emr_spec, &pv.MR, &pv_efa.MR },
 		{ NULL }
 	};
 

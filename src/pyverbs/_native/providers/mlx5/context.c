@@ -14,6 +14,7 @@
 #include "mlx5.h"
 #include "context.h"
 #include "errors.h"
+#include "fd_arr.h"
 #include "field.h"
 #include "object.h"
 #include "state.h"
@@ -31,7 +32,23 @@
 	 MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS |                        \
 	 MLX5DV_CONTEXT_MASK_DCI_STREAMS |                              \
 	 MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH |                         \
-	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD)
+	 MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD | MCTX_NEWER_MASK)
+/*
+ * What 65 adds to it, and the comp_mask bits whose fields this build's
+ * struct mlx5dv_context has: a bit past them would have a newer libmlx5
+ * write past the end of the struct, so query_mlx5_device() leaves them out.
+ */
+#if HAVE_MLX5DV_CONTEXT_MASK_OOO_RECV_WRS
+#define MCTX_NEWER_MASK \
+	(MLX5DV_CONTEXT_MASK_MAX_DC_RD_ATOM | MLX5DV_CONTEXT_MASK_OOO_RECV_WRS)
+#define MCTX_KNOWN_MASK ((1ULL << 17) - 1)
+#elif HAVE_MLX5DV_CONTEXT_MASK_MAX_DC_RD_ATOM
+#define MCTX_NEWER_MASK MLX5DV_CONTEXT_MASK_MAX_DC_RD_ATOM
+#define MCTX_KNOWN_MASK ((1ULL << 15) - 1)
+#else
+#define MCTX_NEWER_MASK 0
+#define MCTX_KNOWN_MASK ((1ULL << 14) - 1)
+#endif
 
 /* Is v the int -1 (not a bool)? */
 int pv_mlx5_is_minus_one(PyObject *v)
@@ -56,9 +73,11 @@ int pv_mlx5_is_context(PyObject *obj)
 
 /* ---- Mlx5DVContextAttr ---- */
 
+/* fds: the FdArr (rdma-core 57), held, passed as attr.fds at the open */
 struct mlx5_ctx_attr {
 	PyObject_HEAD
 	struct mlx5dv_context_attr attr;
+	PyObject *fds;
 };
 
 static const struct pv_field mca_fields[] = {
@@ -67,23 +86,83 @@ static const struct pv_field mca_fields[] = {
 	PV_FIELD_END
 };
 
+/* hidden, as upstream's (a C member there) */
+static const struct pv_oslot mca_oslots[] = {
+	{ PV_OSLOT_AT(struct mlx5_ctx_attr, fds, "fds"),
+	  .flags = PV_OSLOT_HIDDEN },
+	PV_OSLOT_END
+};
+
+PV_OSLOTS_GC(mca, mca_oslots)
+
 static int mca_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "flags", "comp_mask", NULL };
-	PyObject *vals[2] = { NULL, NULL };
+	static char *kwlist[] = { "flags", "comp_mask", "fds", NULL };
+	struct mlx5_ctx_attr *self = (struct mlx5_ctx_attr *)obj;
+	PyObject *vals[2] = { NULL, NULL }, *fds = Py_None;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:Mlx5DVContextAttr",
-					 kwlist, &vals[0], &vals[1]))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:Mlx5DVContextAttr",
+					 kwlist, &vals[0], &vals[1], &fds))
 		return -1;
-	return pv_mlx5_store_fields(obj, mca_fields, vals, 2);
+	if (fds != Py_None && !PyObject_TypeCheck(fds, pv.FdArr)) {
+		PyErr_Format(PyExc_TypeError,
+			     "fds must be an FdArr, not %.100s",
+			     Py_TYPE(fds)->tp_name);
+		return -1;
+	}
+#if !HAVE_MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY
+	if (fds != Py_None) {
+		pv_raise_needs("Mlx5DVContextAttr(fds=...)", 57);
+		return -1;
+	}
+#endif
+	if (pv_mlx5_store_fields(obj, mca_fields, vals, 2))
+		return -1;
+	pv_set_slot(&self->fds, fds);
+	return 0;
 }
 
-PV_DATA_SPEC(mca, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
-	     struct mlx5_ctx_attr,
-	     "Mlx5DVContextAttr(flags=0, comp_mask=0)\n--\n\n"
-	     "How to open an mlx5 device (struct mlx5dv_context_attr): "
-	     "flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...).",
-	     { Py_tp_new, PyType_GenericNew }, { Py_tp_init, mca_init }, );
+PV_GC_TYPE_SPEC(mca, "pyverbs.providers.mlx5.mlx5dv.Mlx5DVContextAttr",
+		struct mlx5_ctx_attr,
+		"Mlx5DVContextAttr(flags=0, comp_mask=0, fds=None)\n--\n\n"
+		"How to open an mlx5 device (struct mlx5dv_context_attr): "
+		"flags is a mask of MLX5DV_CONTEXT_FLAGS_* (DEVX, ...); fds, "
+		"an FdArr, goes to the device with comp_mask "
+		"MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY (rdma-core 57).",
+		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, mca_init },
+		PV_OSLOTS_GC_SLOTS(mca), { Py_tp_getset, NULL }, );
+
+/*
+ * The mlx5dv_context_attr of a for one mlx5dv_open_device() call, in *out
+ * (its fds in *fds, which must outlive the call).  Built against an
+ * rdma-core without attr.fds, the FD_ARRAY bit is refused: a newer
+ * libmlx5 would read that member past the end of the struct.  0 or -1.
+ */
+#if HAVE_MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY
+typedef struct ibv_fd_arr mca_fds;
+#else
+typedef char mca_fds;
+#endif
+static int mca_get(struct mlx5_ctx_attr *a, struct mlx5dv_context_attr *out,
+		   mca_fds *fds)
+{
+	*out = a->attr;
+#if HAVE_MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY
+	out->fds = NULL;
+	if (a->fds && a->fds != Py_None) {
+		if (pv_fd_arr_get(a->fds, fds))
+			return -1;
+		out->fds = fds;
+	}
+#else
+	(void)fds;
+	if (out->comp_mask & 1) { /* MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY */
+		pv_raise_needs("MLX5DV_CONTEXT_ATTR_MASK_FD_ARRAY", 57);
+		return -1;
+	}
+#endif
+	return 0;
+}
 
 /* ---- Mlx5DVContext (mlx5dv_query_device's answer) ---- */
 
@@ -105,6 +184,10 @@ static const struct pv_field mdc_fields[] = {
 	PV_FIELD_RO(MDC, dv.dc_odp_caps, "dc_odp_caps"),
 	PV_FIELD_RO(MDC, dv.num_lag_ports, "num_lag_ports"),
 	PV_FIELD_RO(MDC, dv.max_wr_memcpy_length, "max_wr_memcpy_length"),
+#if HAVE_MLX5DV_CONTEXT_MASK_MAX_DC_RD_ATOM
+	PV_FIELD_RO(MDC, dv.max_dc_rd_atom, "max_dc_rd_atom"),
+	PV_FIELD_RO(MDC, dv.max_dc_init_rd_atom, "max_dc_init_rd_atom"),
+#endif
 	PV_FIELD_END
 };
 
@@ -153,6 +236,17 @@ static const struct mdc_member dci_members[] = {
 	MDC_M(struct mlx5dv_dci_streams_caps, max_log_num_errored), MDC_M_END
 };
 
+#if HAVE_MLX5DV_CONTEXT_MASK_OOO_RECV_WRS
+static const struct mdc_member ooo_members[] = {
+	MDC_M(struct mlx5dv_ooo_recv_wrs_caps, max_rc),
+	MDC_M(struct mlx5dv_ooo_recv_wrs_caps, max_xrc),
+	MDC_M(struct mlx5dv_ooo_recv_wrs_caps, max_dct),
+	MDC_M(struct mlx5dv_ooo_recv_wrs_caps, max_ud),
+	MDC_M(struct mlx5dv_ooo_recv_wrs_caps, max_uc),
+	MDC_M_END
+};
+#endif
+
 struct mdc_dict {
 	size_t off; /* of the struct in struct mlx5dv_context */
 	const struct mdc_member *members;
@@ -164,7 +258,33 @@ static const struct mdc_dict mdc_dicts[] = {
 	{ offsetof(struct mlx5dv_context, striding_rq_caps), strd_members },
 	{ offsetof(struct mlx5dv_context, crypto_caps), crypto_members },
 	{ offsetof(struct mlx5dv_context, dci_streams_caps), dci_members },
+#if HAVE_MLX5DV_CONTEXT_MASK_OOO_RECV_WRS
+	{ offsetof(struct mlx5dv_context, ooo_recv_wrs_caps), ooo_members },
+#endif
 };
+
+#if !HAVE_MLX5DV_CONTEXT_MASK_OOO_RECV_WRS || \
+	!HAVE_MLX5DV_CONTEXT_MASK_MAX_DC_RD_ATOM
+/* The attributes a build against an older rdma-core lacks: the error
+ * naming the version that brings them. */
+struct mdc_needs {
+	const char *what;
+	int version;
+};
+
+static PyObject *mdc_get_needs(PyObject *obj, void *closure)
+{
+	const struct mdc_needs *n = closure;
+
+	return pv_raise_needs(n->what, n->version);
+}
+
+static const struct mdc_needs mdc_needs[] = {
+	{ "Mlx5DVContext.max_dc_rd_atom", 47 },
+	{ "Mlx5DVContext.max_dc_init_rd_atom", 47 },
+	{ "Mlx5DVContext.ooo_recv_wrs_caps", 55 },
+};
+#endif
 
 static PyObject *mdc_get_dict(PyObject *obj, void *closure)
 {
@@ -214,6 +334,22 @@ static PyGetSetDef mdc_extra[] = {
 	  "DCI streams caps (dict: max_log_num_concurent, "
 	  "max_log_num_errored).",
 	  (void *)&mdc_dicts[4] },
+#if HAVE_MLX5DV_CONTEXT_MASK_OOO_RECV_WRS
+	{ "ooo_recv_wrs_caps", mdc_get_dict, NULL,
+	  "Out-of-order receive WRs caps (dict: max_rc, max_xrc, max_dct, "
+	  "max_ud, max_uc).",
+	  (void *)&mdc_dicts[5] },
+#else
+	{ "ooo_recv_wrs_caps", mdc_get_needs, NULL,
+	  "Out-of-order receive WRs caps (rdma-core 55).",
+	  (void *)&mdc_needs[2] },
+#endif
+#if !HAVE_MLX5DV_CONTEXT_MASK_MAX_DC_RD_ATOM
+	{ "max_dc_rd_atom", mdc_get_needs, NULL,
+	  "Max DC read atomic (rdma-core 47).", (void *)&mdc_needs[0] },
+	{ "max_dc_init_rd_atom", mdc_get_needs, NULL,
+	  "Max DC init read atomic (rdma-core 47).", (void *)&mdc_needs[1] },
+#endif
 	{ NULL }
 };
 #undef MDC
@@ -277,7 +413,9 @@ static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "attr", "name", NULL };
 	struct pv_context *self = (struct pv_context *)obj;
 	PyObject *attr, *name = NULL;
+	struct mlx5dv_context_attr open_attr;
 	struct mlx5_ctx_attr *a;
+	mca_fds fds;
 	int rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:Mlx5Context", kwlist,
@@ -291,6 +429,8 @@ static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	a = (struct mlx5_ctx_attr *)attr;
+	if (mca_get(a, &open_attr, &fds))
+		return -1;
 	if (!name) {
 		name = PyUnicode_FromString("");
 		if (!name)
@@ -311,7 +451,7 @@ static int mctx_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	/* NULL with errno set */
-	self->ctx = mlx5dv_open_device(self->device, &a->attr);
+	self->ctx = mlx5dv_open_device(self->device, &open_attr);
 	if (!self->ctx) {
 		pv_raise_errno("mlx5dv_open_device",
 			       "Failed to open mlx5 context on %U", self->name);
@@ -340,6 +480,7 @@ static PyObject *mctx_query_mlx5_device(PyObject *obj, PyObject *args,
 		return NULL;
 	if (pv_check_open(&self->obj))
 		return NULL;
+	mask &= MCTX_KNOWN_MASK;
 	res = PyObject_New(struct mlx5_dv_ctx, pv_mlx5.DVContext);
 	if (!res)
 		return NULL;
@@ -573,6 +714,47 @@ static PyObject *mctx_devx_query_eqn(PyObject *obj, PyObject *args,
 	return PyLong_FromUnsignedLong(eqn);
 }
 
+/* get_data_direct_sysfs_path(length=512): the sysfs path of the device's
+ * data-direct function, read into a buffer of length bytes. */
+static PyObject *mctx_get_data_direct_sysfs_path(PyObject *obj, PyObject *args,
+						 PyObject *kw)
+{
+	static char *kwlist[] = { "length", NULL };
+	struct pv_context *self = (struct pv_context *)obj;
+	size_t len = 512;
+	PyObject *res = NULL;
+	char *buf;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw,
+					 "|O&:get_data_direct_sysfs_path",
+					 kwlist, pv_conv_size, &len) ||
+	    pv_check_open(&self->obj))
+		return NULL;
+#if HAVE_MLX5DV_REG_DMABUF_MR
+	if (len > PY_SSIZE_T_MAX)
+		return PyErr_NoMemory();
+	/* one byte more, zeroed: the path is NUL-terminated whatever the
+	 * kernel wrote */
+	buf = PyMem_Calloc(1, len + 1);
+	if (!buf)
+		return PyErr_NoMemory();
+	rc = mlx5dv_get_data_direct_sysfs_path(self->ctx, buf, len); /* errno */
+	if (rc)
+		pv_raise_rc(rc, "mlx5dv_get_data_direct_sysfs_path",
+			    "Get data direct sysfs path failed.");
+	else
+		res = PyUnicode_DecodeFSDefault(buf);
+	PyMem_Free(buf);
+	return res;
+#else
+	(void)buf;
+	(void)rc;
+	(void)res;
+	return pv_raise_needs("mlx5dv_get_data_direct_sysfs_path", 54);
+#endif
+}
+
 #define MCTX_KW(name, fn) \
 	name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS
 #define MCTX_STATIC(name, fn)                  \
@@ -584,7 +766,8 @@ static PyMethodDef mctx_methods[] = {
 	  "query_mlx5_device($self, /, comp_mask=-1)\n--\n\n"
 	  "The device's mlx5 capabilities (mlx5dv_query_device) as an "
 	  "Mlx5DVContext; comp_mask -1 asks for every capability upstream "
-	  "pyverbs 44 knows (0x38ff)." },
+	  "pyverbs 65 knows (0x178ff; 0x38ff built against rdma-core 44). "
+	  "Bits of capabilities this build's struct lacks are left out." },
 	{ MCTX_STATIC("query_mlx5_port", mctx_query_mlx5_port),
 	  "query_mlx5_port(ctx, port_num)\n--\n\n"
 	  "The mlx5 attributes of port port_num of Context ctx "
@@ -614,6 +797,12 @@ static PyMethodDef mctx_methods[] = {
 	  "device_timestamp_to_ns(ctx, device_timestamp)\n--\n\n"
 	  "Convert a device timestamp (HCA core clock cycles) to "
 	  "nanoseconds (mlx5dv_get_clock_info + mlx5dv_ts_to_ns)." },
+	{ MCTX_KW("get_data_direct_sysfs_path",
+		  mctx_get_data_direct_sysfs_path),
+	  "get_data_direct_sysfs_path($self, /, length=512)\n--\n\n"
+	  "The sysfs path of the device's data-direct PCI function "
+	  "(mlx5dv_get_data_direct_sysfs_path), read with a buffer of "
+	  "length bytes (ENOSPC when it is too short)." },
 	{ MCTX_KW("devx_query_eqn", mctx_devx_query_eqn),
 	  "devx_query_eqn($self, /, vector)\n--\n\n"
 	  "The device EQ number of completion vector 'vector'." },
@@ -646,7 +835,7 @@ int pv_mlx5_context_init_types(PyObject *m)
 {
 	static const struct pv_type_def types[] = {
 		{ &mca_spec, &pv.PyverbsObject, &pv_mlx5.DVContextAttr,
-		  mca_fields },
+		  mca_fields, mca_oslots },
 		{ &mdc_spec, &pv.PyverbsObject, &pv_mlx5.DVContext, mdc_fields,
 		  NULL, mdc_extra },
 		{ &mpa_spec, &pv.PyverbsObject, &pv_mlx5.DVPortAttr,

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * DevX objects of pyverbs.providers.mlx5.mlx5dv: Mlx5DevxObj, Mlx5UMEM,
- * Mlx5DevxEq, Mlx5DevxMsiVector (each a child of its Context) and
- * Mlx5DmOpAddr (a child of its DM).
+ * Mlx5DevxEq, Mlx5DevxMsiVector (each a child of its Context).
  *
  * They take any Context, as upstream's do: libmlx5 checks the device in
  * every creator (mlx5_get_dv_ops) and fails with EOPNOTSUPP on another
@@ -115,6 +114,7 @@ struct devx_mbox_obj {
 	void *handle; /* struct mlx5dv_devx_obj / _devx_eq */
 	const struct devx_kind *kind;
 	PyObject *out_view; /* memoryview of the create output */
+	int imported;	    /* by import_obj(): released by unimport */
 };
 
 static void *devx_obj_create(struct ibv_context *ctx, const void *in,
@@ -166,6 +166,13 @@ static int mbox_destroy(struct pv_obj *o)
 
 	if (!self->handle)
 		return 0;
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+	if (self->imported) {
+		mlx5dv_devx_obj_unimport(self->handle); /* void */
+		self->handle = NULL;
+		return 0;
+	}
+#endif
 	rc = self->kind->destroy(self->handle); /* errno value */
 	if (rc) {
 		pv_raise_rc(rc, self->kind->destroy_fn, "%s",
@@ -201,6 +208,7 @@ static int mbox_init(struct devx_mbox_obj *self, PyObject *args, PyObject *kw,
 	}
 	pv_obj_setup(&self->obj, mbox_destroy);
 	self->kind = kind;
+	self->imported = 0;
 	self->handle = kind->create(ctx->ctx, PyBytes_AS_STRING(in),
 				    PyBytes_GET_SIZE(in),
 				    PyBytes_AS_STRING(out), outlen);
@@ -241,7 +249,8 @@ static PyObject *mbox_get_out_view(PyObject *obj, void *closure)
 
 	if (pv_check_open(&self->obj))
 		return NULL;
-	return Py_NewRef(self->out_view);
+	/* an imported object has none */
+	return Py_NewRef(self->out_view ? self->out_view : Py_None);
 }
 
 static int mbox_traverse(PyObject *obj, visitproc visit, void *arg)
@@ -306,6 +315,46 @@ static PyObject *devx_obj_modify(PyObject *obj, PyObject *args, PyObject *kw)
 			    "Failed to modify DevX object");
 }
 
+/* query_async(in_, outlen, wr_id, cmd_comp): post the query on the
+ * Mlx5DevxCmdComp cmd_comp (of this object's Context), whose
+ * get_async_cmd_comp() returns (wr_id, output). */
+static PyObject *devx_obj_query_async(PyObject *obj, PyObject *args,
+				      PyObject *kw)
+{
+	static char *kwlist[] = { "in_", "outlen", "wr_id", "cmd_comp", NULL };
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+	struct mlx5dv_devx_cmd_comp *cc;
+	PyObject *in_, *in, *cco;
+	uint64_t wr_id;
+	size_t outlen;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&O&O:query_async", kwlist,
+					 &in_, pv_conv_size, &outlen,
+					 pv_conv_u64, &wr_id, &cco) ||
+	    pv_check_open(&self->obj))
+		return NULL;
+	in = devx_inbox(in_);
+	if (!in)
+		return NULL;
+	/* bytes() ran Python code: both objects are checked after it */
+	cc = pv_check_open(&self->obj) ?
+		     NULL :
+		     pv_mlx5_cmd_comp_get(cco, pv_obj_parent(&self->obj, 0));
+	if (!cc) {
+		Py_DECREF(in);
+		return NULL;
+	}
+	rc = mlx5dv_devx_obj_query_async(self->handle, PyBytes_AS_STRING(in),
+					 PyBytes_GET_SIZE(in), outlen, wr_id,
+					 cc);
+	Py_DECREF(in);
+	if (rc) /* an errno value */
+		return pv_raise_rc(rc, "mlx5dv_devx_obj_query_async",
+				   "Failed to query DevX object");
+	Py_RETURN_NONE;
+}
+
 /* The struct mlx5dv_devx_obj's address (what upstream returns since v62;
  * v44 returned the pointer cast to a Python object, unusable). */
 static PyObject *devx_obj_get_obj(PyObject *obj, void *closure)
@@ -333,13 +382,132 @@ struct mlx5dv_devx_obj *pv_mlx5_devx_obj_get(PyObject *obj)
 	return self->handle;
 }
 
+/* ---- export and import (rdma-core 63) ---- */
+
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+static int obj_export_fn(void *h, void *data)
+{
+	return mlx5dv_devx_obj_export(h, data);
+}
+
+static void *obj_import_fn(struct ibv_context *ctx, void *data)
+{
+	return mlx5dv_devx_obj_import(ctx, data);
+}
+
+static int umem_export_fn(void *h, void *data)
+{
+	return mlx5dv_devx_umem_export(h, data);
+}
+
+static void *umem_import_fn(struct ibv_context *ctx, void *data)
+{
+	return mlx5dv_devx_umem_import(ctx, data);
+}
+#else
+#define obj_export_fn NULL
+#define obj_import_fn NULL
+#define umem_export_fn NULL
+#define umem_import_fn NULL
+#endif
+
+static void obj_adopt(PyObject *o, void *h)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)o;
+
+	pv_obj_setup(&self->obj, mbox_destroy);
+	self->kind = &devx_obj_kind;
+	self->handle = h;
+	self->imported = 1;
+}
+
+static PyObject *obj_get_export_size(PyObject *unused, PyObject *noargs)
+{
+	return pv_mlx5_export_size(PV_MLX5_EXPORT_OBJ);
+}
+
+static PyObject *obj_export(PyObject *obj, PyObject *unused)
+{
+	struct devx_mbox_obj *self = (struct devx_mbox_obj *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return pv_mlx5_export(PV_MLX5_EXPORT_OBJ, obj_export_fn, self->handle,
+			      "mlx5dv_devx_obj_export",
+			      "Failed to export DevX object");
+}
+
+static PyObject *obj_import(PyObject *unused, PyObject *args, PyObject *kw)
+{
+	const struct pv_mlx5_import imp = {
+		"OO:import_obj",
+		PV_MLX5_EXPORT_OBJ,
+		pv_mlx5.DevxObj,
+		obj_import_fn,
+		obj_adopt,
+		"mlx5dv_devx_obj_import",
+		"Failed to import DevX object",
+	};
+
+	return pv_mlx5_import(args, kw, &imp);
+}
+
+static PyObject *obj_unimport(PyObject *obj, PyObject *unused)
+{
+	return pv_unimport(PV_OBJ(obj),
+			   ((struct devx_mbox_obj *)obj)->imported);
+}
+
+/* destroy()/dereg(): close(), for what was made here; an imported object
+ * belongs to its exporter (upstream destroys it anyway). */
+static PyObject *devx_release(PyObject *obj, int imported, const char *how)
+{
+	if (imported)
+		return pv_raise_user("An imported %s is released with %s()",
+				     _PyType_Name(Py_TYPE(obj)), how);
+	if (pv_close_own(PV_OBJ(obj)))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *obj_destroy(PyObject *obj, PyObject *unused)
+{
+	return devx_release(obj, ((struct devx_mbox_obj *)obj)->imported,
+			    "unimport_obj");
+}
+
 static PyMethodDef devx_obj_methods[] = {
+	{ "get_export_size", obj_get_export_size, METH_NOARGS | METH_STATIC,
+	  "get_export_size()\n--\n\n"
+	  "The bytes of a DevX object's export (rdma-core 63)." },
+	{ "export", obj_export, METH_NOARGS,
+	  "export($self, /)\n--\n\n"
+	  "The object as bytes another process imports "
+	  "(mlx5dv_devx_obj_export)." },
+	{ "import_obj", (PyCFunction)(void (*)(void))obj_import,
+	  METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+	  "import_obj(context, data)\n--\n\n"
+	  "An Mlx5DevxObj on Context context from another process's "
+	  "export() (data: exactly get_export_size() bytes)." },
+	{ "unimport_obj", obj_unimport, METH_NOARGS,
+	  "unimport_obj($self, /)\n--\n\n"
+	  "Release an imported object without destroying it (close() does "
+	  "the same); refused for one created here." },
+	{ "destroy", obj_destroy, METH_NOARGS,
+	  "destroy($self, /)\n--\n\n"
+	  "Destroy the object (close()); refused for an imported one." },
 	{ "query", (PyCFunction)(void (*)(void))devx_obj_query,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "query($self, /, in_, outlen)\n--\n\n"
 	  "Run a query command (in_: its input mailbox, bytes or anything "
 	  "bytes() accepts) on the object; return outlen bytes of output "
 	  "(mlx5dv_devx_obj_query)." },
+	{ "query_async", (PyCFunction)(void (*)(void))devx_obj_query_async,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "query_async($self, /, in_, outlen, wr_id, cmd_comp)\n--\n\n"
+	  "Post a query command on the object whose outlen bytes of output "
+	  "come back, with wr_id, through the Mlx5DevxCmdComp cmd_comp's "
+	  "get_async_cmd_comp() (mlx5dv_devx_obj_query_async)." },
 	{ "modify", (PyCFunction)(void (*)(void))devx_obj_modify,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "modify($self, /, in_, outlen)\n--\n\n"
@@ -385,7 +553,8 @@ struct umem {
 	struct pv_obj obj;
 	struct mlx5dv_devx_umem *umem;
 	void *addr;
-	int own; /* addr was allocated here */
+	int own;      /* addr was allocated here */
+	int imported; /* by import_umem(): released by unimport, no addr */
 };
 
 static int umem_destroy(struct pv_obj *o)
@@ -393,6 +562,12 @@ static int umem_destroy(struct pv_obj *o)
 	struct umem *self = (struct umem *)o;
 	int rc;
 
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+	if (self->umem && self->imported) {
+		mlx5dv_devx_umem_unimport(self->umem); /* void */
+		self->umem = NULL;
+	}
+#endif
 	if (self->umem) {
 		rc = mlx5dv_devx_umem_dereg(self->umem); /* errno */
 		if (rc) {
@@ -436,6 +611,7 @@ static int umem_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (pv_check_open(&ctx->obj))
 		return -1;
 	pv_obj_setup(&self->obj, umem_destroy);
+	self->imported = 0;
 	if (addro != Py_None) {
 		uint64_t a;
 
@@ -514,6 +690,82 @@ static PyObject *umem_get_addr(PyObject *obj, void *closure)
 	return PyLong_FromVoidPtr(self->addr);
 }
 
+static void umem_adopt(PyObject *o, void *h)
+{
+	struct umem *self = (struct umem *)o;
+
+	pv_obj_setup(&self->obj, umem_destroy);
+	self->umem = h;
+	self->addr = NULL;
+	self->own = 0;
+	self->imported = 1;
+}
+
+static PyObject *umem_get_export_size(PyObject *unused, PyObject *noargs)
+{
+	return pv_mlx5_export_size(PV_MLX5_EXPORT_UMEM);
+}
+
+static PyObject *umem_export(PyObject *obj, PyObject *unused)
+{
+	struct umem *self = (struct umem *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return pv_mlx5_export(PV_MLX5_EXPORT_UMEM, umem_export_fn, self->umem,
+			      "mlx5dv_devx_umem_export",
+			      "Failed to export UMEM");
+}
+
+static PyObject *umem_import(PyObject *unused, PyObject *args, PyObject *kw)
+{
+	const struct pv_mlx5_import imp = {
+		"OO:import_umem",
+		PV_MLX5_EXPORT_UMEM,
+		pv_mlx5.UMEM,
+		umem_import_fn,
+		umem_adopt,
+		"mlx5dv_devx_umem_import",
+		"Failed to import UMEM",
+	};
+
+	return pv_mlx5_import(args, kw, &imp);
+}
+
+static PyObject *umem_unimport(PyObject *obj, PyObject *unused)
+{
+	return pv_unimport(PV_OBJ(obj), ((struct umem *)obj)->imported);
+}
+
+static PyObject *umem_dereg(PyObject *obj, PyObject *unused)
+{
+	return devx_release(obj, ((struct umem *)obj)->imported,
+			    "unimport_umem");
+}
+
+static PyMethodDef umem_methods[] = {
+	{ "get_export_size", umem_get_export_size, METH_NOARGS | METH_STATIC,
+	  "get_export_size()\n--\n\n"
+	  "The bytes of a UMEM's export (rdma-core 63)." },
+	{ "export", umem_export, METH_NOARGS,
+	  "export($self, /)\n--\n\n"
+	  "The UMEM as bytes another process imports "
+	  "(mlx5dv_devx_umem_export)." },
+	{ "import_umem", (PyCFunction)(void (*)(void))umem_import,
+	  METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+	  "import_umem(context, data)\n--\n\n"
+	  "An Mlx5UMEM on Context context from another process's export() "
+	  "(data: exactly get_export_size() bytes); it has no umem_addr." },
+	{ "unimport_umem", umem_unimport, METH_NOARGS,
+	  "unimport_umem($self, /)\n--\n\n"
+	  "Release an imported UMEM without deregistering it (close() does "
+	  "the same); refused for one registered here." },
+	{ "dereg", umem_dereg, METH_NOARGS,
+	  "dereg($self, /)\n--\n\n"
+	  "Deregister the UMEM (close()); refused for an imported one." },
+	{ NULL }
+};
+
 static PyGetSetDef umem_getset[] = {
 	{ "umem_id", umem_get_id, NULL, "The UMEM's id.", NULL },
 	{ "umem_addr", umem_get_addr, NULL,
@@ -529,7 +781,7 @@ PV_GC_TYPE_SPEC(umem, "pyverbs.providers.mlx5.mlx5dv.Mlx5UMEM", struct umem,
 		"With addr=None pyverbs allocates size zeroed bytes "
 		"aligned to alignment; a raw addr stays the caller's.",
 		{ Py_tp_init, umem_init }, { Py_tp_getset, umem_getset },
-		PV_CM_SLOTS, );
+		{ Py_tp_methods, umem_methods }, PV_CM_SLOTS, );
 
 /* ------------------------------------------------------------------ */
 /* Mlx5DevxEq                                                          */
@@ -644,180 +896,6 @@ PV_GC_TYPE_SPEC(msi_vector, "pyverbs.providers.mlx5.mlx5dv.Mlx5DevxMsiVector",
 		{ Py_tp_init, msi_vector_init },
 		{ Py_tp_getset, msi_vector_getset }, PV_CM_SLOTS, );
 
-/* ------------------------------------------------------------------ */
-/* Mlx5DmOpAddr                                                        */
-/* ------------------------------------------------------------------ */
-
-/*
- * parents[0] is the DM.  mlx5dv_dm_map_op_addr() maps the DM's length,
- * rounded up to pages, for one operation and returns the address of the
- * DM's start inside that mapping (its offset in its first page); the
- * mapping is the caller's to munmap.  It is device memory, out of reach of
- * the fault-safe copies of pyverbs.mem_alloc (process_vm_readv does not
- * reach I/O mappings), so read() and write() copy directly and stay within
- * the DM's length and the mapping: a range past either is refused.
- * unmap() unmaps from the mapping's first page, never past its end (upstream
- * passes addr itself to munmap, which fails unless addr is page aligned).
- * Closing forgets the address (the mapping stays until unmap(), as
- * upstream); closing the DM closes this first.
- */
-struct dm_op_addr {
-	struct pv_obj obj;
-	char *addr;
-	uint64_t limit; /* bytes usable from addr */
-	uint64_t span;	/* bytes mapped from the page of addr */
-};
-
-static int dm_op_addr_destroy(struct pv_obj *o)
-{
-	((struct dm_op_addr *)o)->addr = NULL;
-	return 0;
-}
-
-static uint64_t page_size(void)
-{
-	return (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-static int dm_op_addr_init(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "dm", "op", NULL };
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	uint64_t length, page = page_size(), off;
-	PyObject *dmo;
-	uint8_t op = 0;
-	struct ibv_dm *dm;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&:Mlx5DmOpAddr", kwlist,
-					 &dmo, pv_conv_u8, &op) ||
-	    devx_fresh(&self->obj, "Mlx5DmOpAddr"))
-		return -1;
-	dm = pv_dm_get(dmo, &length);
-	if (!dm)
-		return -1;
-	pv_obj_setup(&self->obj, dm_op_addr_destroy);
-	self->addr = mlx5dv_dm_map_op_addr(dm, op);
-	if (!self->addr) {
-		pv_raise_errno("mlx5dv_dm_map_op_addr",
-			       "Failed to get DM operation address");
-		return -1;
-	}
-	/* an imported DM's length is unknown: trust its first page only */
-	off = (uintptr_t)self->addr & (page - 1);
-	self->span = length ? (length + page - 1) / page * page : page;
-	self->limit = self->span > off ? self->span - off : 0;
-	if (length && length < self->limit)
-		self->limit = length;
-	if (pv_obj_link(&self->obj, PV_OBJ(dmo))) {
-		self->addr = NULL;
-		return -1;
-	}
-	pv_obj_opened(&self->obj);
-	return 0;
-}
-
-/* Check [0, length) against the usable range; 0 or -1. */
-static int dm_op_addr_range(struct dm_op_addr *self, uint64_t length)
-{
-	if (pv_check_open(&self->obj))
-		return -1;
-	if (length > self->limit) {
-		pv_raise_user("%llu bytes exceed the %llu bytes mapped at the "
-			      "DM operation address",
-			      (unsigned long long)length,
-			      (unsigned long long)self->limit);
-		return -1;
-	}
-	return 0;
-}
-
-static PyObject *dm_op_addr_unmap(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "length", NULL };
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	uint64_t length, page = page_size(), off, len;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:unmap", kwlist,
-					 pv_conv_u64, &length) ||
-	    dm_op_addr_range(self, length))
-		return NULL;
-	off = (uintptr_t)self->addr & (page - 1);
-	len = (off + length + page - 1) / page * page;
-	if (len > self->span)
-		len = self->span;
-	if (munmap(self->addr - off, len))
-		return pv_raise_errno("munmap", "Failed to unmap the DM "
-						"operation address");
-	/* nothing is mapped at addr any more */
-	if (pv_close_own(&self->obj))
-		return NULL;
-	Py_RETURN_NONE;
-}
-
-static PyObject *dm_op_addr_write(PyObject *obj, PyObject *arg)
-{
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	Py_buffer view;
-	PyObject *ret = NULL;
-
-	if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE))
-		return NULL;
-	if (!dm_op_addr_range(self, (uint64_t)view.len)) {
-		memcpy(self->addr, view.buf, view.len);
-		ret = Py_NewRef(Py_None);
-	}
-	PyBuffer_Release(&view);
-	return ret;
-}
-
-static PyObject *dm_op_addr_read(PyObject *obj, PyObject *arg)
-{
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-	uint64_t length;
-
-	if (!pv_conv_u64(arg, &length) || dm_op_addr_range(self, length))
-		return NULL;
-	return PyBytes_FromStringAndSize(self->addr, (Py_ssize_t)length);
-}
-
-static PyObject *dm_op_addr_get_addr(PyObject *obj, void *closure)
-{
-	struct dm_op_addr *self = (struct dm_op_addr *)obj;
-
-	if (pv_check_open(&self->obj))
-		return NULL;
-	return PyLong_FromVoidPtr(self->addr);
-}
-
-static PyMethodDef dm_op_addr_methods[] = {
-	{ "unmap", (PyCFunction)(void (*)(void))dm_op_addr_unmap,
-	  METH_VARARGS | METH_KEYWORDS,
-	  "unmap($self, /, length)\n--\n\n"
-	  "munmap the operation address's mapping (length bytes from addr); "
-	  "the object is closed after." },
-	{ "write", dm_op_addr_write, METH_O,
-	  "write($self, data, /)\n--\n\n"
-	  "Write data (bytes-like) at the operation address." },
-	{ "read", dm_op_addr_read, METH_O,
-	  "read($self, length, /)\n--\n\n"
-	  "Read length bytes at the operation address." },
-	{ NULL }
-};
-
-static PyGetSetDef dm_op_addr_getset[] = { { "addr", dm_op_addr_get_addr, NULL,
-					     "The operation address (an int).",
-					     NULL },
-					   { NULL } };
-
-PV_GC_TYPE_SPEC(dm_op_addr, "pyverbs.providers.mlx5.mlx5dv.Mlx5DmOpAddr",
-		struct dm_op_addr,
-		"Mlx5DmOpAddr(dm, op=0)\n--\n\n"
-		"The address at which the device applies operation op to "
-		"the device memory dm (mlx5dv_dm_map_op_addr).",
-		{ Py_tp_init, dm_op_addr_init },
-		{ Py_tp_methods, dm_op_addr_methods },
-		{ Py_tp_getset, dm_op_addr_getset }, PV_CM_SLOTS, );
-
 int pv_mlx5_devx_init_types(PyObject *m)
 {
 	static const struct pv_type_def types[] = {
@@ -825,19 +903,8 @@ int pv_mlx5_devx_init_types(PyObject *m)
 		{ &umem_spec, &pv.PyverbsCM, &pv_mlx5.UMEM },
 		{ &devx_eq_spec, &pv.PyverbsCM, &pv_mlx5.DevxEq },
 		{ &msi_vector_spec, &pv.PyverbsCM, &pv_mlx5.DevxMsiVector },
-		{ &dm_op_addr_spec, &pv.PyverbsCM, &pv_mlx5.DmOpAddr },
 		{ NULL }
 	};
 
 	return pv_add_types(m, types);
-}
-
-void pv_mlx5_undo_create(struct pv_obj *o)
-{
-	PyObject *et, *ev, *tb;
-
-	PyErr_Fetch(&et, &ev, &tb);
-	if (o->destroy(o))
-		PyErr_WriteUnraisable((PyObject *)o);
-	PyErr_Restore(et, ev, tb);
 }

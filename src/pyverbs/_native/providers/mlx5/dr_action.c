@@ -91,6 +91,18 @@ static int act_finish1(struct pv_dr_action *self, struct mlx5dv_dr_action *a,
 	return act_finish(self, a, func, msg, &p, 1);
 }
 
+int pv_dr_action_begin(struct pv_dr_action *self)
+{
+	return act_begin(self);
+}
+
+int pv_dr_action_finish(struct pv_dr_action *self, struct mlx5dv_dr_action *a,
+			const char *func, const char *msg,
+			struct pv_obj *const *parents, size_t n)
+{
+	return act_finish(self, a, func, msg, parents, n);
+}
+
 static int act_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { NULL };
@@ -381,57 +393,16 @@ ACT_SPEC(tir, "DrActionDestTir",
 
 /* ---- actions on a domain ---- */
 
-/*
- * The bytes of o: a bytes-like object, an object with __bytes__ or an
- * iterable of ints (an int, which bytes() would take as a length, is
- * refused).  A new reference or NULL.
- */
-static PyObject *dr_bytes(PyObject *o, const char *what)
-{
-	PyObject *b;
-
-	if (PyLong_Check(o)) {
-		PyErr_Format(PyExc_TypeError, "%s must be bytes, not int",
-			     what);
-		return NULL;
-	}
-	b = PyObject_Bytes(o);
-	if (!b && PyErr_ExceptionMatches(PyExc_TypeError)) {
-		PyErr_Clear();
-		PyErr_Format(PyExc_TypeError, "%s must be bytes, not %.100s",
-			     what, Py_TYPE(o)->tp_name);
-	}
-	return b;
-}
-
-/* An 8-byte modify-header action (PRM format) as is, into *out. */
-static int dr_action8(PyObject *o, uint64_t *out, const char *what)
-{
-	PyObject *b = dr_bytes(o, what);
-
-	if (!b)
-		return -1;
-	if (PyBytes_GET_SIZE(b) != 8) {
-		PyErr_Format(PyExc_ValueError, "%s must be 8 bytes, not %zd",
-			     what, PyBytes_GET_SIZE(b));
-		Py_DECREF(b);
-		return -1;
-	}
-	memcpy(out, PyBytes_AS_STRING(b), 8);
-	Py_DECREF(b);
-	return 0;
-}
-
 static int modify_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "domain", "flags", "actions", NULL };
 	struct pv_dr_action *self = (struct pv_dr_action *)obj;
-	PyObject *domo, *actso = NULL, *seq;
+	PyObject *domo, *actso = NULL;
 	struct pv_dr_domain *dom;
 	struct mlx5dv_dr_action *a;
 	uint32_t flags = 0;
 	uint64_t *buf;
-	Py_ssize_t n, i;
+	size_t n;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&O:DrActionModify",
 					 kwlist, &domo, pv_conv_u32, &flags,
@@ -441,25 +412,11 @@ static int modify_init(PyObject *obj, PyObject *args, PyObject *kw)
 	dom = pv_dr_domain_arg(domo, "domain");
 	if (!dom)
 		return -1;
-	seq = actso ? PySequence_Fast(actso, "actions must be a list of "
-					     "8-byte actions") :
-		      PyList_New(0);
-	if (!seq)
+	buf = pv_mlx5_actions8(actso, &n);
+	if (!buf)
 		return -1;
-	n = PySequence_Fast_GET_SIZE(seq);
-	buf = PyMem_Calloc(n ? n : 1, sizeof(*buf));
-	if (!buf) {
-		Py_DECREF(seq);
-		PyErr_NoMemory();
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (dr_action8(PySequence_Fast_GET_ITEM(seq, i), &buf[i],
-			       "actions item"))
-			break;
-	Py_DECREF(seq);
 	/* bytes() ran Python code: check the domain again */
-	if (i < n || pv_check_open(&dom->obj)) {
+	if (pv_check_open(&dom->obj)) {
 		PyMem_Free(buf);
 		return -1;
 	}
@@ -502,7 +459,7 @@ static int reformat_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!dom)
 		return -1;
 	if (data != Py_None) {
-		b = dr_bytes(data, "data");
+		b = pv_mlx5_bytes(data, "data");
 		if (!b)
 			return -1;
 		len = PyBytes_GET_SIZE(b);
@@ -771,7 +728,7 @@ static int sattr_init(PyObject *obj, PyObject *args, PyObject *kw)
 			return -1;
 		}
 	}
-	if (acto != Py_None && dr_action8(acto, &action, "action")) {
+	if (acto != Py_None && pv_mlx5_action8(acto, &action, "action")) {
 		Py_DECREF(tup);
 		return -1;
 	}
@@ -849,9 +806,8 @@ static int sample_init(PyObject *obj, PyObject *args, PyObject *kw)
 	attr.num_sample_actions = n;
 	attr.action = sa->action;
 	a = mlx5dv_dr_action_create_flow_sampler(&attr);
-	/* upstream v44's message, a copy of the tag's */
 	ret = act_finish(self, a, "mlx5dv_dr_action_create_flow_sampler",
-			 "DrActionTag creation failed.", parents, 1 + n);
+			 "DrActionFlowSample creation failed.", parents, 1 + n);
 out:
 	PyMem_Free(attr.sample_actions);
 	PyMem_Free(parents);

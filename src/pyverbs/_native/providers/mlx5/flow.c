@@ -3,24 +3,20 @@
  * mlx5 flow steering (pyverbs.providers.mlx5.mlx5dv_flow):
  * Mlx5FlowMatchParameters (struct mlx5dv_flow_match_parameters, also the
  * mask and value of the DR matchers and rules), Mlx5FlowMatcherAttr,
- * Mlx5FlowMatcher (mlx5dv_create_flow_matcher), Mlx5FlowActionAttr,
- * Mlx5PacketReformatFlowAction (a FlowAction) and Mlx5Flow (a Flow,
- * mlx5dv_create_flow).
+ * Mlx5FlowMatcher (mlx5dv_create_flow_matcher), Mlx5FlowActionAttr and
+ * Mlx5Flow (a Flow, mlx5dv_create_flow); the flow actions are in
+ * flow_action.c.
  *
- * Lifetimes: a matcher and a reformat action are children of their
- * Context; an Mlx5Flow is a child of its matcher and of every QP and
- * flow action its action attributes name, so closing any of them closes
- * the flow first.  The core FlowAction is plain data (no lifetime links),
- * so the reformat action keeps its ibv_flow_action in a hidden handle
- * object, a PyverbsCM child of the Context: closing the Context destroys
- * the action and clears the FlowAction's pointer.
+ * Lifetimes: a matcher is a child of its Context; an Mlx5Flow is a child
+ * of its matcher and of every QP, flow action (its hidden handle) and DevX
+ * object its action attributes name, so closing any of them closes the
+ * flow first.
  */
 #include "mlx5.h"
 #include "context.h"
 #include "errors.h"
 #include "field.h"
 #include "flow.h"
-#include "guard.h"
 #include "object.h"
 #include "qp.h"
 #include "state.h"
@@ -165,23 +161,34 @@ static int ma_init(PyObject *obj, PyObject *args, PyObject *kw)
 				  "match_criteria_enable",
 				  "comp_mask",
 				  "ft_type",
+				  "ib_port",
 				  NULL };
 	struct pv_matcher_attr *self = (struct pv_matcher_attr *)obj;
 	struct mlx5dv_flow_matcher_attr a = { .type = IBV_FLOW_ATTR_NORMAL };
 	unsigned int type = IBV_FLOW_ATTR_NORMAL, ft_type = 0;
+	uint32_t ib_port = 0;
 	PyObject *mask;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw,
-					 "O!|O&O&O&O&O&O&:Mlx5FlowMatcherAttr",
+					 "O!|O&O&O&O&O&O&O&:Mlx5FlowMatcherAttr",
 					 kwlist, pv_mlx5.FlowMatchParameters,
 					 &mask, pv_conv_uint, &type,
 					 pv_conv_u32, &a.flags, pv_conv_u16,
 					 &a.priority, pv_conv_u8,
 					 &a.match_criteria_enable, pv_conv_u64,
-					 &a.comp_mask, pv_conv_uint, &ft_type))
+					 &a.comp_mask, pv_conv_uint, &ft_type,
+					 pv_conv_u32, &ib_port))
 		return -1;
 	a.type = type;
 	a.ft_type = ft_type;
+#if HAVE_MLX5DV_FLOW_MATCHER_MASK_IB_PORT
+	a.ib_port = ib_port;
+#else
+	if (ib_port) {
+		pv_raise_needs("Mlx5FlowMatcherAttr(ib_port=...)", 57);
+		return -1;
+	}
+#endif
 	self->attr = a;
 	pv_set_slot(&self->mask, mask);
 	return 0;
@@ -191,13 +198,15 @@ PV_GC_TYPE_SPEC(ma, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcherAttr",
 		struct pv_matcher_attr,
 		"Mlx5FlowMatcherAttr(match_mask, "
 		"attr_type=0, flags=0, priority=0, "
-		"match_criteria_enable=0, comp_mask=0, ft_type=0)\n--\n\n"
+		"match_criteria_enable=0, comp_mask=0, ft_type=0, "
+		"ib_port=0)\n--\n\n"
 		"Defaults: attr_type=IBV_FLOW_ATTR_NORMAL.\n"
 		"How to create an Mlx5FlowMatcher (struct "
 		"mlx5dv_flow_matcher_attr): the Mlx5FlowMatchParameters "
 		"mask, the match_criteria_enable bits, and with "
 		"comp_mask MLX5DV_FLOW_MATCHER_MASK_FT_TYPE the flow "
-		"table type ft_type.",
+		"table type ft_type, with MLX5DV_FLOW_MATCHER_MASK_IB_PORT "
+		"the vport ib_port (rdma-core 57).",
 		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, ma_init },
 		PV_OSLOTS_GC_SLOTS(ma), );
 
@@ -278,197 +287,26 @@ PV_GC_TYPE_SPEC(fm, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowMatcher",
 		"closes its flows first.",
 		{ Py_tp_init, fm_init }, PV_CM_SLOTS, );
 
-/* ---- Mlx5PacketReformatFlowAction ---- */
-
-/* The hidden owner of the ibv_flow_action; parents[0] is the Context. */
-struct fa_handle {
-	struct pv_obj obj;
-	struct ibv_flow_action *action;
-	struct pv_flow_action *owner; /* borrowed; NULL once it is gone */
-};
-
-struct pv_reformat {
-	struct pv_flow_action base;
-	struct fa_handle *handle; /* strong, or NULL */
-};
-
-static int fah_destroy(struct pv_obj *o)
-{
-	struct fa_handle *self = (struct fa_handle *)o;
-	int rc;
-
-	if (!self->action)
-		return 0;
-	rc = ibv_destroy_flow_action(self->action); /* returns errno */
-	if (rc) {
-		pv_raise_rc(rc, "ibv_destroy_flow_action",
-			    "Failed to destroy flow action");
-		return -1;
-	}
-	self->action = NULL;
-	if (self->owner)
-		self->owner->action = NULL;
-	return 0;
-}
-
-PV_TYPE_SPEC_FLAGS(fah, "pyverbs.providers.mlx5.mlx5dv_flow._FlowActionHandle",
-		   struct fa_handle, Py_TPFLAGS_HAVE_GC, NULL, PV_CM_SLOTS, );
-
-/* Close and drop the handle of self (0, or -1 with an exception set: the
- * handle is kept for a retry). */
-static int rf_release(struct pv_reformat *self)
-{
-	struct fa_handle *h = self->handle;
-
-	if (!h)
-		return 0;
-	if (pv_close(&h->obj))
-		return -1;
-	h->owner = NULL;
-	self->handle = NULL;
-	Py_DECREF(h);
-	return 0;
-}
-
-static int rf_init(PyObject *obj, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "context", "data", "reformat_type", "ft_type",
-				  NULL };
-	struct pv_reformat *self = (struct pv_reformat *)obj;
-	unsigned int type =
-		MLX5DV_FLOW_ACTION_PACKET_REFORMAT_TYPE_L2_TUNNEL_TO_L2;
-	unsigned int ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_RX;
-	PyObject *ctxo, *data = Py_None, *b = NULL;
-	struct pv_context *ctx;
-	struct fa_handle *h;
-	Py_ssize_t len = 0;
-
-	if (!PyArg_ParseTupleAndKeywords(args, kw,
-					 "O!|OO&O&:Mlx5PacketReformatFlowAction",
-					 kwlist, pv.Context, &ctxo, &data,
-					 pv_conv_uint, &type, pv_conv_uint,
-					 &ft_type))
-		return -1;
-	if (self->handle) {
-		pv_raise_user("Mlx5PacketReformatFlowAction is already "
-			      "initialised");
-		return -1;
-	}
-	ctx = (struct pv_context *)ctxo;
-	if (data != Py_None) {
-		if (PyLong_Check(data)) {
-			PyErr_SetString(PyExc_TypeError,
-					"data must be bytes, not int");
-			return -1;
-		}
-		b = PyObject_Bytes(data);
-		if (!b)
-			return -1;
-		len = PyBytes_GET_SIZE(b);
-	}
-	if (pv_check_open(&ctx->obj))
-		goto fail;
-	h = (struct fa_handle *)PyObject_CallNoArgs(
-		(PyObject *)pv_mlx5.FlowActionHandle);
-	if (!h)
-		goto fail;
-	pv_obj_setup(&h->obj, fah_destroy);
-	h->action =
-		mlx5dv_create_flow_action_packet_reformat(ctx->ctx, len,
-							  b ? PyBytes_AS_STRING(
-								      b) :
-							      NULL,
-							  type, ft_type);
-	if (!h->action) {
-		pv_raise_errno("mlx5dv_create_flow_action_packet_reformat",
-			       "Failed to create flow action packet reformat");
-		Py_DECREF(h);
-		goto fail;
-	}
-	if (pv_obj_link(&h->obj, &ctx->obj)) {
-		fah_destroy(&h->obj);
-		Py_DECREF(h);
-		goto fail;
-	}
-	pv_obj_opened(&h->obj);
-	h->owner = &self->base;
-	self->handle = h;
-	self->base.action = h->action;
-	Py_XDECREF(b);
-	return 0;
-fail:
-	Py_XDECREF(b);
-	return -1;
-}
-
-static PyObject *rf_close(PyObject *obj, PyObject *unused)
-{
-	if (rf_release((struct pv_reformat *)obj))
-		return NULL;
-	Py_RETURN_NONE;
-}
-
-static void rf_dealloc(PyObject *obj)
-{
-	struct pv_reformat *self = (struct pv_reformat *)obj;
-	PyTypeObject *tp = Py_TYPE(obj);
-
-	if (self->handle) {
-		self->handle->owner = NULL;
-		if (pv_close(&self->handle->obj))
-			PyErr_WriteUnraisable(obj);
-		Py_CLEAR(self->handle);
-	}
-	tp->tp_free(obj);
-	Py_DECREF(tp);
-}
-
-static PyObject *rf_get_closed(PyObject *obj, void *closure)
-{
-	return PyBool_FromLong(!((struct pv_reformat *)obj)->base.action);
-}
-
-static PyMethodDef rf_methods[] = {
-	{ "close", rf_close, METH_NOARGS,
-	  "close($self, /)\n--\n\nDestroy the flow action (closing the flows "
-	  "using it first).  Calling it again does nothing." },
-	{ NULL }
-};
-
-static PyGetSetDef rf_getset[] = { { "closed", rf_get_closed, NULL,
-				     "True once the flow action is destroyed.",
-				     NULL },
-				   { NULL } };
-
-PV_TYPE_SPEC(rf,
-	     "pyverbs.providers.mlx5.mlx5dv_flow."
-	     "Mlx5PacketReformatFlowAction",
-	     struct pv_reformat,
-	     "Mlx5PacketReformatFlowAction(context, data=None, "
-	     "reformat_type=0, ft_type=0)\n--\n\n"
-	     "Defaults: reformat_type=MLX5DV_FLOW_ACTION_PACKET_"
-	     "REFORMAT_TYPE_L2_TUNNEL_TO_L2_,\n"
-	     "ft_type=MLX5DV_FLOW_TABLE_TYPE_NIC_RX_.\n"
-	     "A flow action that adds or removes packet headers "
-	     "(mlx5dv_create_flow_action_packet_reformat); data holds "
-	     "the encapsulation headers, if any.  Closing its Context "
-	     "destroys it.",
-	     { Py_tp_init, rf_init }, { Py_tp_dealloc, rf_dealloc },
-	     { Py_tp_methods, rf_methods }, { Py_tp_getset, rf_getset }, );
-
 /* ---- Mlx5FlowActionAttr ---- */
+
+/* rdma-core 60's type, a fixed number whatever the headers */
+#define AA_COUNTERS_DEVX_WITH_OFFSET 8
 
 struct pv_action_attr {
 	PyObject_HEAD
-	struct mlx5dv_flow_action_attr attr; /* pointers set at use */
+	struct mlx5dv_flow_action_attr attr; /* type; pointers set at use */
 	PyObject *qp;			     /* QP (type DEST_IBV_QP) */
 	PyObject *action; /* FlowAction (type IBV_FLOW_ACTION) */
+	PyObject *devx;	  /* Mlx5DevxObj (DEST_DEVX, COUNTERS_DEVX...) */
+	uint32_t offset;  /* in the bulk (COUNTERS_DEVX_WITH_OFFSET) */
 };
 
 static const struct pv_oslot aa_oslots[] = {
 	{ PV_OSLOT_AT(struct pv_action_attr, qp, "qp"),
 	  .flags = PV_OSLOT_HIDDEN },
 	{ PV_OSLOT_AT(struct pv_action_attr, action, "action"),
+	  .flags = PV_OSLOT_HIDDEN },
+	{ PV_OSLOT_AT(struct pv_action_attr, devx, "devx_obj"),
 	  .flags = PV_OSLOT_HIDDEN },
 	PV_OSLOT_END
 };
@@ -485,26 +323,69 @@ static int none_or(PyObject *v, PyTypeObject *tp, const char *what)
 	return -1;
 }
 
+/* The action types that name a DevX object. */
+static int aa_is_devx(unsigned int type)
+{
+	return type == MLX5DV_FLOW_ACTION_DEST_DEVX ||
+	       type == MLX5DV_FLOW_ACTION_COUNTERS_DEVX ||
+	       type == AA_COUNTERS_DEVX_WITH_OFFSET;
+}
+
+/* v is None or an open Mlx5DevxObj; 0 or -1. */
+static int none_or_devx(PyObject *v)
+{
+	return v == Py_None || pv_mlx5_devx_obj_get(v) ? 0 : -1;
+}
+
+/* Set a DevX action of type on self (obj: an Mlx5DevxObj, required). */
+static int aa_init_devx(struct pv_action_attr *self, unsigned int type,
+			PyObject *obj, uint32_t offset)
+{
+#if !HAVE_MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET
+	if (type == AA_COUNTERS_DEVX_WITH_OFFSET) {
+		pv_raise_needs("MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET",
+			       60);
+		return -1;
+	}
+#endif
+	if (obj == Py_None) { /* upstream dereferences None */
+		pv_raise_user("Action attr of type %u needs a DevX obj", type);
+		return -1;
+	}
+	self->attr.type = type;
+	self->offset = offset;
+	pv_set_slot(&self->devx, obj);
+	return 0;
+}
+
 static int aa_init(PyObject *obj, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "action_type", "qp", "flow_action", NULL };
+	static char *kwlist[] = { "action_type", "qp",	   "flow_action",
+				  "obj",	 "offset", NULL };
 	struct pv_action_attr *self = (struct pv_action_attr *)obj;
 	PyObject *typeo = Py_None, *qp = Py_None, *fa = Py_None;
+	PyObject *devx = Py_None;
+	uint32_t offset = 0;
 	unsigned int type;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO:Mlx5FlowActionAttr",
-					 kwlist, &typeo, &qp, &fa))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO&:Mlx5FlowActionAttr",
+					 kwlist, &typeo, &qp, &fa, &devx,
+					 pv_conv_u32, &offset))
 		return -1;
 	if (none_or(qp, pv.QP, "qp") ||
-	    none_or(fa, pv.FlowAction, "flow_action"))
+	    none_or(fa, pv.FlowAction, "flow_action") || none_or_devx(devx))
 		return -1;
 	memset(&self->attr, 0, sizeof(self->attr));
 	Py_CLEAR(self->qp);
 	Py_CLEAR(self->action);
+	Py_CLEAR(self->devx);
+	self->offset = 0;
 	if (typeo == Py_None)
 		return 0;
 	if (!pv_conv_uint(typeo, &type))
 		return -1;
+	if (aa_is_devx(type))
+		return aa_init_devx(self, type, devx, offset);
 	switch (type) {
 	case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
 		pv_set_slot(&self->qp, qp);
@@ -533,7 +414,8 @@ static int aa_set_type(PyObject *obj, PyObject *v, void *closure)
 
 	if (pv_refuse_delete(v, "type"))
 		return -1;
-	if (self->attr.type != MLX5DV_FLOW_ACTION_DEST_IBV_QP) {
+	if (self->attr.type != MLX5DV_FLOW_ACTION_DEST_IBV_QP &&
+	    !aa_is_devx(self->attr.type)) {
 		pv_raise_user("Unsupported action type: %S.", v);
 		return -1;
 	}
@@ -543,11 +425,12 @@ static int aa_set_type(PyObject *obj, PyObject *v, void *closure)
 	return 0;
 }
 
-/* The type of self must be type; else PyverbsUserError naming what. */
-static int aa_has(struct pv_action_attr *self, unsigned int type,
-		  const char *what)
+/* The type of self must be type (with type -1: a DevX type); else
+ * PyverbsUserError naming what. */
+static int aa_has(struct pv_action_attr *self, int type, const char *what)
 {
-	if (self->attr.type == type)
+	if (type < 0 ? aa_is_devx(self->attr.type) :
+		       self->attr.type == (unsigned int)type)
 		return 0;
 	pv_raise_user("Action attr of type %u doesn't have %s",
 		      (unsigned int)self->attr.type, what);
@@ -595,6 +478,53 @@ static int aa_set_action(PyObject *obj, PyObject *v, void *closure)
 	return 0;
 }
 
+static PyObject *aa_get_devx(PyObject *obj, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+
+	if (aa_has(self, -1, "a devx_obj"))
+		return NULL;
+	return pv_get_slot(self->devx);
+}
+
+static int aa_set_devx(PyObject *obj, PyObject *v, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+
+	if (pv_refuse_delete(v, "devx_obj") || aa_has(self, -1, "a devx_obj"))
+		return -1;
+	if (v == Py_None) {
+		pv_raise_user("devx_obj must be an Mlx5DevxObj, not None");
+		return -1;
+	}
+	if (none_or_devx(v))
+		return -1;
+	pv_set_slot(&self->devx, v);
+	return 0;
+}
+
+static PyObject *aa_get_offset(PyObject *obj, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+
+	if (aa_has(self, AA_COUNTERS_DEVX_WITH_OFFSET, "an offset"))
+		return NULL;
+	return PyLong_FromUnsignedLong(self->offset);
+}
+
+static int aa_set_offset(PyObject *obj, PyObject *v, void *closure)
+{
+	struct pv_action_attr *self = (struct pv_action_attr *)obj;
+	uint32_t offset;
+
+	if (pv_refuse_delete(v, "offset") ||
+	    aa_has(self, AA_COUNTERS_DEVX_WITH_OFFSET, "an offset") ||
+	    !pv_conv_u32(v, &offset))
+		return -1;
+	self->offset = offset;
+	return 0;
+}
+
 static PyGetSetDef aa_getset[] = {
 	{ "type", aa_get_type, aa_set_type,
 	  "The action type (enum mlx5dv_flow_action_type).", NULL },
@@ -604,18 +534,28 @@ static PyGetSetDef aa_getset[] = {
 	{ "action", aa_get_action, aa_set_action,
 	  "The FlowAction (type MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION only).",
 	  NULL },
+	{ "devx_obj", aa_get_devx, aa_set_devx,
+	  "The Mlx5DevxObj (types MLX5DV_FLOW_ACTION_DEST_DEVX, "
+	  "_COUNTERS_DEVX and _COUNTERS_DEVX_WITH_OFFSET only).",
+	  NULL },
+	{ "offset", aa_get_offset, aa_set_offset,
+	  "The counter's offset in the DevX bulk counter (type "
+	  "MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET only).",
+	  NULL },
 	{ NULL }
 };
 
 PV_GC_TYPE_SPEC(aa, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowActionAttr",
 		struct pv_action_attr,
 		"Mlx5FlowActionAttr(action_type=None, qp=None, "
-		"flow_action=None)\n--\n\n"
+		"flow_action=None, obj=None, offset=0)\n--\n\n"
 		"One action of an Mlx5Flow (struct "
 		"mlx5dv_flow_action_attr): steer to qp "
-		"(MLX5DV_FLOW_ACTION_DEST_IBV_QP) or apply flow_action "
-		"(MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION); other types raise "
-		"PyverbsUserError.",
+		"(MLX5DV_FLOW_ACTION_DEST_IBV_QP), apply flow_action "
+		"(MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION), steer to the "
+		"Mlx5DevxObj obj (_DEST_DEVX) or count in it (_COUNTERS_DEVX; "
+		"_COUNTERS_DEVX_WITH_OFFSET: at offset in a bulk, rdma-core "
+		"60); other types raise PyverbsUserError.",
 		{ Py_tp_new, PyType_GenericNew }, { Py_tp_init, aa_init },
 		{ Py_tp_getset, aa_getset }, PV_OSLOTS_GC_SLOTS(aa), );
 
@@ -626,9 +566,10 @@ PV_GC_TYPE_SPEC(aa, "pyverbs.providers.mlx5.mlx5dv_flow.Mlx5FlowActionAttr",
  * action attribute, in order. */
 
 /* Fill *out from the action attribute o and set *parent to the object it
- * uses.  0 or -1 (TypeError, PyverbsUserError). */
+ * uses (a DevX object must be of the Context ctx).  0 or -1 (TypeError,
+ * PyverbsUserError). */
 static int mf_action(PyObject *o, struct mlx5dv_flow_action_attr *out,
-		     struct pv_obj **parent)
+		     struct pv_obj **parent, struct pv_obj *ctx)
 {
 	struct pv_action_attr *aa = (struct pv_action_attr *)o;
 
@@ -652,19 +593,39 @@ static int mf_action(PyObject *o, struct mlx5dv_flow_action_attr *out,
 		*parent = PV_OBJ(aa->qp);
 		return 0;
 	}
-	if (aa->attr.type == MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION) {
-		struct pv_reformat *rf = (struct pv_reformat *)aa->action;
+	if (aa_is_devx(aa->attr.type)) {
+		struct mlx5dv_devx_obj *dobj;
 
-		if (!aa->action ||
-		    !pv_type_ok(aa->action, pv_mlx5.PacketReformatFlowAction) ||
-		    !rf->handle || pv_check_open(&rf->handle->obj)) {
-			PyErr_Clear();
+		if (!aa->devx || aa->devx == Py_None) {
+			pv_raise_user("The DevX action attr has no devx_obj");
+			return -1;
+		}
+		dobj = pv_mlx5_devx_obj_get(aa->devx);
+		if (!dobj || pv_obj_check_in(PV_OBJ(aa->devx), ctx, "devx_obj",
+					     "Mlx5FlowMatcher"))
+			return -1;
+#if HAVE_MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET
+		if (aa->attr.type == AA_COUNTERS_DEVX_WITH_OFFSET) {
+			out->bulk_obj.obj = dobj;
+			out->bulk_obj.offset = aa->offset;
+		} else {
+			out->obj = dobj;
+		}
+#else
+		out->obj = dobj; /* WITH_OFFSET cannot be set here */
+#endif
+		*parent = PV_OBJ(aa->devx);
+		return 0;
+	}
+	if (aa->attr.type == MLX5DV_FLOW_ACTION_IBV_FLOW_ACTION) {
+		out->action = aa->action ? pv_mlx5_flow_action_get(aa->action,
+								   parent) :
+					   NULL;
+		if (!out->action) {
 			pv_raise_user("The IBV_FLOW_ACTION action attr has no "
 				      "open flow action");
 			return -1;
 		}
-		out->action = rf->handle->action;
-		*parent = &rf->handle->obj;
 		return 0;
 	}
 	pv_raise_user("Unsupported action type: %u.",
@@ -722,7 +683,7 @@ static int mf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	parents[0] = &mat->obj;
 	for (i = 0; i < n; i++)
 		if (mf_action(PySequence_Fast_GET_ITEM(seq, i), &attrs[i],
-			      &parents[1 + i]))
+			      &parents[1 + i], pv_obj_parent(&mat->obj, 0)))
 			goto out;
 	pv_obj_setup(&self->obj, pv_flow_destroy);
 	if (pv_obj_reserve_parents(&self->obj, 1 + n))
@@ -785,14 +746,10 @@ int pv_mlx5_flow_init_types(PyObject *m)
 		{ &mp_spec, &pv.PyverbsObject, &pv_mlx5.FlowMatchParameters },
 		{ &ma_spec, &pv.PyverbsObject, &pv_mlx5.FlowMatcherAttr },
 		{ &fm_spec, &pv.PyverbsCM, &pv_mlx5.FlowMatcher },
-		{ &rf_spec, &pv.FlowAction, &pv_mlx5.PacketReformatFlowAction },
 		{ &aa_spec, &pv.PyverbsObject, &pv_mlx5.FlowActionAttr },
 		{ &mf_spec, &pv.Flow, &pv_mlx5.Flow },
 		{ NULL }
 	};
 
-	if (pv_make_type(NULL, &fah_spec, pv.PyverbsCM,
-			 &pv_mlx5.FlowActionHandle))
-		return -1;
 	return pv_add_types(m, types);
 }

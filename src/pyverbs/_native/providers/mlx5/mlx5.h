@@ -41,15 +41,25 @@ struct pv_mlx5_types {
 	/* qp.c */
 	PyTypeObject *QP;
 	/* devx.c */
-	PyTypeObject *DevxObj, *UMEM, *DevxEq, *DevxMsiVector, *DmOpAddr;
+	PyTypeObject *DevxObj, *UMEM, *DevxEq, *DevxMsiVector;
+	/* dm_op.c */
+	PyTypeObject *DmOpAddr;
+	/* cmd_comp.c */
+	PyTypeObject *DevxCmdComp;
+	/* devx_event.c (mlx5dv_event's classes: no prefix to drop) */
+	PyTypeObject *EventFD, *EventHeader, *EventChannel;
+	/* dmabuf_mr.c */
+	PyTypeObject *DmaBufMR;
 	/* wqe.c (WqeSeg, WqeCtrlSeg, ...: no prefix to drop) */
 	PyTypeObject *WqeSeg, *WqeCtrlSeg, *WqeDataSeg, *Wqe, *Cqe64;
 	/* sched.c */
 	PyTypeObject *SchedAttr, *SchedNode, *SchedLeaf;
-	/* flow.c (FlowActionHandle: _FlowActionHandle, hidden) */
+	/* flow.c */
 	PyTypeObject *FlowMatchParameters, *FlowMatcherAttr, *FlowMatcher;
-	PyTypeObject *FlowActionHandle, *PacketReformatFlowAction;
 	PyTypeObject *FlowActionAttr, *Flow;
+	/* flow_action.c (FlowActionHandle: _FlowActionHandle, hidden) */
+	PyTypeObject *FlowActionHandle, *PacketReformatFlowAction;
+	PyTypeObject *ModifyFlowAction;
 	/* dr.c */
 	PyTypeObject *DrDomain, *DrTable, *DrMatcher, *DrRule;
 	/* dr_action.c */
@@ -60,6 +70,8 @@ struct pv_mlx5_types {
 	PyTypeObject *DrActionDefMiss, *DrActionVPort, *DrActionIBPort;
 	PyTypeObject *DrActionDestTir, *DrActionPacketReformat;
 	PyTypeObject *DrActionFlowSample;
+	/* dr_meter.c */
+	PyTypeObject *DrFlowMeterAttr, *DrActionFlowMeter;
 };
 extern struct pv_mlx5_types pv_mlx5;
 
@@ -76,10 +88,55 @@ int pv_mlx5_store_fields(PyObject *obj, const struct pv_field *fields,
 /* bytes(in) of a DevX/PP input (bytes or __bytes__; an int is refused with
  * TypeError); a new reference or NULL. */
 PyObject *pv_mlx5_mailbox_in(PyObject *in);
+/* The bytes of o: a bytes-like object or one with __bytes__ (an int,
+ * which bytes() takes as a length, is refused with TypeError naming what);
+ * a new reference or NULL. */
+PyObject *pv_mlx5_bytes(PyObject *o, const char *what);
+/* An 8-byte modify-header action (the device's format, as is) into *out;
+ * ValueError for another length.  0 or -1. */
+int pv_mlx5_action8(PyObject *o, uint64_t *out, const char *what);
+/* The 8-byte actions of the list actions (NULL: none) in a new PyMem
+ * array of *n entries (at least one allocated); NULL with an exception. */
+uint64_t *pv_mlx5_actions8(PyObject *actions, size_t *n);
+/*
+ * Export and import of DevX objects, UMEMs and VARs (rdma-core 63): which
+ * export (PV_MLX5_EXPORT_*), the size libmlx5 reports for it as an int
+ * (the error naming rdma-core 63 where the build lacks the calls).
+ */
+enum { PV_MLX5_EXPORT_VAR, PV_MLX5_EXPORT_UMEM, PV_MLX5_EXPORT_OBJ };
+PyObject *pv_mlx5_export_size(int which);
+/* bytes of the export size filled by fn(handle, data), which returns an
+ * errno value (func, msg: the error's); fn NULL: the build lacks it. */
+PyObject *pv_mlx5_export(int which, int (*fn)(void *handle, void *data),
+			 void *handle, const char *func, const char *msg);
+/* A static import_*(context, data): data must be exactly the export size
+ * (libmlx5 reads all of it); import (NULL: the build lacks it) returns the
+ * handle or NULL with errno; adopt stores it in the new object of type
+ * (destroy set up, imported), which is then linked to the Context. */
+struct pv_mlx5_import {
+	const char *fmt; /* "OO:import_var" */
+	int which;
+	PyTypeObject *type;
+	void *(*import)(struct ibv_context *ctx, void *data);
+	void (*adopt)(PyObject *o, void *handle);
+	const char *func, *msg;
+};
+PyObject *pv_mlx5_import(PyObject *args, PyObject *kw,
+			 const struct pv_mlx5_import *imp);
 /* TypeError as Cython words it for a typed argument ("Argument 'arg' has
  * incorrect type (expected <expected>, got <type>)"); -1. */
 int pv_mlx5_arg_type_error(const char *arg, const char *expected,
 			   PyObject *got);
+
+/*
+ * Run fn(arg), which blocks (a read of an event fd), without the GIL, with o
+ * and o2 (NULL: none) marked busy so that no close runs under it.  fn
+ * returns >= 0, or < 0 with errno set; EINTR runs Python's signal handlers,
+ * then fn again.  Returns what fn returned, its errno in *err (0 on
+ * success; EINTR with an exception set when a handler raised).
+ */
+ssize_t pv_mlx5_blocking(struct pv_obj *o, struct pv_obj *o2,
+			 ssize_t (*fn)(void *arg), void *arg, int *err);
 
 /* Each family's type registration (0, or -1 with an exception set). */
 /* mlx5ctx */
@@ -149,15 +206,29 @@ void pv_mlx5_sig_block_attr_get(PyObject *obj,
 				struct pv_mlx5_sig_block_store *store);
 
 /* mlx5objs */
-int pv_mlx5_devx_init_types(PyObject *m);  /* devx.c */
-int pv_mlx5_wqe_init_types(PyObject *m);   /* wqe.c */
-int pv_mlx5_sched_init_types(PyObject *m); /* sched.c */
-/* devx.c: destroy what a failed constructor created (o->destroy), keeping
+int pv_mlx5_devx_init_types(PyObject *m);	/* devx.c */
+int pv_mlx5_wqe_init_types(PyObject *m);	/* wqe.c */
+int pv_mlx5_sched_init_types(PyObject *m);	/* sched.c */
+int pv_mlx5_cmd_comp_init_types(PyObject *m);	/* cmd_comp.c */
+int pv_mlx5_devx_event_init_types(PyObject *m); /* devx_event.c, after devx */
+int pv_mlx5_dm_op_init_types(PyObject *m);	/* dm_op.c */
+int pv_mlx5_dmabuf_mr_init_types(PyObject *m);	/* dmabuf_mr.c */
+/* cmd_comp.c: the channel of the open Mlx5DevxCmdComp o, which must belong
+ * to the Context ctx; NULL with TypeError or PyverbsUserError. */
+struct mlx5dv_devx_cmd_comp *pv_mlx5_cmd_comp_get(PyObject *o,
+						  struct pv_obj *ctx);
+/* args.c: destroy what a failed constructor created (o->destroy), keeping
  * the exception set; a failing destroy is reported as unraisable. */
 void pv_mlx5_undo_create(struct pv_obj *o);
 
 /* mlx5dr */
-int pv_mlx5_flow_init_types(PyObject *m);      /* flow.c */
+int pv_mlx5_flow_init_types(PyObject *m);	 /* flow.c */
+int pv_mlx5_flow_action_init_types(PyObject *m); /* flow_action.c */
+/* flow_action.c: the ibv_flow_action of the open Mlx5PacketReformat- or
+ * Mlx5ModifyFlowAction o and its handle object in *handle (what a flow
+ * using it links to); NULL, with no exception, for anything else. */
+struct ibv_flow_action *pv_mlx5_flow_action_get(PyObject *o,
+						struct pv_obj **handle);
 int pv_mlx5_dr_init_types(PyObject *m);	       /* dr.c */
 int pv_mlx5_dr_action_init_types(PyObject *m); /* dr_action.c, after dr.c */
 /* A DR domain or table: parents[0] is the Context / the DrDomain. */
@@ -174,6 +245,15 @@ struct pv_dr_action {
 	struct pv_obj obj;
 	struct mlx5dv_dr_action *action;
 };
+/* dr_action.c: the start of a DrAction constructor (refuses a second run,
+ * resets the object) and its end: a (NULL: raise from errno with func and
+ * msg), then the links to the n parents.  0 or -1 (the action destroyed). */
+int pv_dr_action_begin(struct pv_dr_action *self);
+int pv_dr_action_finish(struct pv_dr_action *self, struct mlx5dv_dr_action *a,
+			const char *func, const char *msg,
+			struct pv_obj *const *parents, size_t n);
+/* dr_meter.c: DrFlowMeterAttr, DrActionFlowMeter (after dr_action.c) */
+int pv_mlx5_dr_meter_init_types(PyObject *m);
 /* The open DrDomain / DrTable / DrAction o ('what' names the argument);
  * else NULL with TypeError or PyverbsUserError (closed). */
 struct pv_dr_domain *pv_dr_domain_arg(PyObject *o, const char *what);

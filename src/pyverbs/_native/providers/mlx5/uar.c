@@ -27,6 +27,7 @@ static struct pv_context *res_ctx(PyObject *o)
 struct mlx5_var {
 	struct pv_obj obj; /* parents[0]: the Context */
 	struct mlx5dv_var *var;
+	int imported; /* by import_var(): released with mlx5dv_var_unimport */
 };
 
 static int var_destroy(struct pv_obj *o)
@@ -34,7 +35,12 @@ static int var_destroy(struct pv_obj *o)
 	struct mlx5_var *self = (struct mlx5_var *)o;
 
 	if (self->var) {
-		mlx5dv_free_var(self->var);
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+		if (self->imported)
+			mlx5dv_var_unimport(self->var);
+		else
+#endif
+			mlx5dv_free_var(self->var);
 		self->var = NULL;
 	}
 	return 0;
@@ -59,6 +65,7 @@ static int var_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!ctx)
 		return -1;
 	pv_obj_setup(&self->obj, var_destroy);
+	self->imported = 0;
 	self->var = mlx5dv_alloc_var(ctx->ctx, flags); /* NULL, errno */
 	if (!self->var) {
 		pv_raise_errno("mlx5dv_alloc_var", "Failed to allocate VAR");
@@ -98,11 +105,101 @@ static PyGetSetDef var_getset[] = {
 	{ NULL }
 };
 
+/* export and import (rdma-core 63) */
+#if HAVE_MLX5DV_DEVX_OBJ_EXPORT
+static int var_export_fn(void *h, void *data)
+{
+	return mlx5dv_var_export(h, data);
+}
+
+static void *var_import_fn(struct ibv_context *ctx, void *data)
+{
+	return mlx5dv_var_import(ctx, data);
+}
+#else
+#define var_export_fn NULL
+#define var_import_fn NULL
+#endif
+
+static void var_adopt(PyObject *o, void *h)
+{
+	struct mlx5_var *self = (struct mlx5_var *)o;
+
+	pv_obj_setup(&self->obj, var_destroy);
+	self->var = h;
+	self->imported = 1;
+}
+
+static PyObject *var_get_export_size(PyObject *unused, PyObject *noargs)
+{
+	return pv_mlx5_export_size(PV_MLX5_EXPORT_VAR);
+}
+
+static PyObject *var_export(PyObject *obj, PyObject *unused)
+{
+	struct mlx5_var *self = (struct mlx5_var *)obj;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return pv_mlx5_export(PV_MLX5_EXPORT_VAR, var_export_fn, self->var,
+			      "mlx5dv_var_export", "Failed to export VAR");
+}
+
+static PyObject *var_import(PyObject *unused, PyObject *args, PyObject *kw)
+{
+	const struct pv_mlx5_import imp = {
+		"OO:import_var",	PV_MLX5_EXPORT_VAR, pv_mlx5.VAR,
+		var_import_fn,		var_adopt,	    "mlx5dv_var_import",
+		"Failed to import VAR",
+	};
+
+	return pv_mlx5_import(args, kw, &imp);
+}
+
+static PyObject *var_unimport(PyObject *obj, PyObject *unused)
+{
+	return pv_unimport(PV_OBJ(obj), ((struct mlx5_var *)obj)->imported);
+}
+
+/* free(): close(), for a VAR allocated here; an imported one belongs to
+ * its exporter (upstream frees it: unimport_var() is what releases it). */
+static PyObject *var_free(PyObject *obj, PyObject *unused)
+{
+	if (((struct mlx5_var *)obj)->imported)
+		return pv_raise_user("An imported Mlx5VAR is released with "
+				     "unimport_var()");
+	if (pv_close_own(PV_OBJ(obj)))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef var_methods[] = {
+	{ "get_export_size", var_get_export_size, METH_NOARGS | METH_STATIC,
+	  "get_export_size()\n--\n\n"
+	  "The bytes of a VAR's export (rdma-core 63)." },
+	{ "export", var_export, METH_NOARGS,
+	  "export($self, /)\n--\n\n"
+	  "The VAR as bytes another process imports (mlx5dv_var_export)." },
+	{ "import_var", (PyCFunction)(void (*)(void))var_import,
+	  METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+	  "import_var(context, data)\n--\n\n"
+	  "An Mlx5VAR on Context context from another process's export() "
+	  "(data: exactly get_export_size() bytes; mlx5dv_var_import)." },
+	{ "unimport_var", var_unimport, METH_NOARGS,
+	  "unimport_var($self, /)\n--\n\n"
+	  "Release an imported VAR without freeing it (close() does the "
+	  "same); refused for a VAR allocated here." },
+	{ "free", var_free, METH_NOARGS,
+	  "free($self, /)\n--\n\n"
+	  "Free the VAR (close()); refused for an imported one." },
+	{ NULL }
+};
+
 PV_GC_TYPE_SPEC(var, "pyverbs.providers.mlx5.mlx5dv.Mlx5VAR", struct mlx5_var,
 		"Mlx5VAR(context, flags=0)\n--\n\n"
 		"A virtio access region (mlx5dv_alloc_var).",
 		{ Py_tp_init, var_init }, { Py_tp_getset, var_getset },
-		PV_CM_SLOTS, );
+		{ Py_tp_methods, var_methods }, PV_CM_SLOTS, );
 
 /* ---- Mlx5PP ---- */
 
@@ -268,11 +365,41 @@ static PyGetSetDef uar_getset[] = {
 	{ NULL }
 };
 
+/* export_dmabuf_fd(): a dma-buf of the UAR page (rdma-core 62); the
+ * descriptor is the caller's to close. */
+static PyObject *uar_export_dmabuf_fd(PyObject *obj, PyObject *unused)
+{
+	struct mlx5_uar *self = (struct mlx5_uar *)obj;
+#if HAVE_MLX5DV_DEVX_UAR_EXPORT_DMABUF_FD
+	int fd;
+
+	if (pv_check_open(&self->obj))
+		return NULL;
+	fd = mlx5dv_devx_uar_export_dmabuf_fd(self->uar); /* -1 + errno */
+	if (fd < 0)
+		return pv_raise_errno("mlx5dv_devx_uar_export_dmabuf_fd",
+				      "Failed to export dmabuf FD for UAR");
+	return PyLong_FromLong(fd);
+#else
+	if (pv_check_open(&self->obj))
+		return NULL;
+	return pv_raise_needs("mlx5dv_devx_uar_export_dmabuf_fd", 62);
+#endif
+}
+
+static PyMethodDef uar_methods[] = {
+	{ "export_dmabuf_fd", uar_export_dmabuf_fd, METH_NOARGS,
+	  "export_dmabuf_fd($self, /)\n--\n\n"
+	  "A dma-buf file descriptor of the UAR page "
+	  "(mlx5dv_devx_uar_export_dmabuf_fd), the caller's to close." },
+	{ NULL }
+};
+
 PV_GC_TYPE_SPEC(uar, "pyverbs.providers.mlx5.mlx5dv.Mlx5UAR", struct mlx5_uar,
 		"Mlx5UAR(context, flags=0)\n--\n\n"
 		"A DevX user access region (mlx5dv_devx_alloc_uar).",
 		{ Py_tp_init, uar_init }, { Py_tp_getset, uar_getset },
-		PV_CM_SLOTS, );
+		{ Py_tp_methods, uar_methods }, PV_CM_SLOTS, );
 
 int pv_mlx5_uar_init_types(PyObject *m)
 {

@@ -1,0 +1,1 @@
+from pyverbs._verbs import Mlx5DmaBufMR as Mlx5DmaBufMR
