@@ -189,9 +189,38 @@ def _mr_ex_and_counters():
            CompCntrInitAttr())
 
 
+def _providers65():
+    """rdma-core 65's provider objects that need no device: made, used,
+    refused (bad arguments, closed objects, a call the build lacks)."""
+    from pyverbs import _verbs
+    if getattr(_verbs, '_HAVE_MLX5', 0):
+        from pyverbs.providers.mlx5 import mlx5dv, mlx5dv_flow as fl
+        from pyverbs.providers.mlx5.mlx5dv_event import EventFD, EventHeader
+        from pyverbs.providers.mlx5.dr_action import DrFlowMeterAttr
+        with EventFD(1) as efd:
+            efd.fd
+        EventHeader(1, b'x').data
+        raises(TypeError, DrFlowMeterAttr, None)
+        raises(PyverbsUserError, fl.Mlx5FlowActionAttr, 5)
+        raises(TypeError, mlx5dv.Mlx5DevxCmdComp, None)
+        str(mlx5dv.Mlx5DVContext())
+        try:
+            mlx5dv.Mlx5VAR.get_export_size()    # the build may lack it
+        except PyverbsError:
+            pass
+        raises(TypeError, mlx5dv.Mlx5VAR.import_var, None, b'')
+    if getattr(_verbs, '_HAVE_EFA', 0):
+        from pyverbs.providers.efa import efadv
+        str(efadv.EfaDVMRAttr())
+        str(efadv.EfaDVDeviceAttr())
+        efadv.EfaCompCntrInitAttr(1, 2).set_comp_ext_mem_va(3)
+        raises(OverflowError, efadv.EfaCompCntrInitAttr, -1)
+        raises(PyverbsUserError, efadv.EfaMR.__new__(efadv.EfaMR).query)
+
+
 @pytest.mark.parametrize('fn', [_attrs, _bad_arguments, _closed_use,
                                 _empty_addrinfo, _no_such_device,
-                                _mr_ex_and_counters],
+                                _mr_ex_and_counters, _providers65],
                          ids=lambda f: f.__name__.strip('_'))
 def test_host_cycles(fn):
     assert_flat(fn, HOST_CYCLES)
@@ -306,6 +335,14 @@ def test_device_error_path_cycles(ctx, pd, flat_device):
         raises(PyverbsError, ctx.query_port, 77)
         raises(PyverbsUserError, MR, closed, 64, ACCESS)
         raises(PyverbsError, cq.resize, 0)
+        for make in provider_refusals:          # libmlx5: not an mlx5
+            raises(PyverbsError, make, ctx)
+    from pyverbs import _verbs
+    provider_refusals = []
+    if getattr(_verbs, '_HAVE_MLX5', 0):
+        from pyverbs.providers.mlx5.mlx5dv import Mlx5DevxCmdComp
+        from pyverbs.providers.mlx5.mlx5dv_event import EventChannel
+        provider_refusals = [Mlx5DevxCmdComp, EventChannel]
     try:
         assert_flat(cycle, DEVICE_CYCLES['errors'])
     finally:

@@ -817,6 +817,19 @@ def f_cm_event(member):
     return Live(ev, [ch], roots=[cmid, dst])
 
 
+def f_efa_mr(member):
+    """EfaMR is an MR (rxe registers it); its query() is libefa's
+    EOPNOTSUPP there."""
+    from pyverbs.providers.efa.efadv import EfaMR
+    ctx, pd = _pd_env()
+    return Live(EfaMR(pd, 4096, _access()), [pd, ctx], values={'pd': pd})
+
+
+def f_event_fd(member):
+    from pyverbs.providers.mlx5.mlx5dv_event import EventFD
+    return Live(EventFD())
+
+
 # class name -> [factories] (each run for every member and pass)
 LIVE_FACTORIES = {
     # close/__enter__/__exit__ of the base, on live handles: a close from
@@ -843,6 +856,8 @@ LIVE_FACTORIES = {
     'CMEventChannel': [f_cm_event_channel],
     'CMID': [f_cmid],
     'CMEvent': [f_cm_event],
+    'EfaMR': [f_efa_mr],
+    'EventFD': [f_event_fd],
 }
 
 # handle classes that cannot be live on Soft-RoCE (rxe), and why
@@ -875,7 +890,10 @@ for _n in ('Mlx5Context', 'Mlx5CQ', 'Mlx5VAR', 'Mlx5PP', 'Mlx5UAR',
            'DrActionDestTable', 'DrActionPopVLan', 'DrActionPushVLan',
            'DrActionDestArray', 'DrActionDefMiss', 'DrActionVPort',
            'DrActionIBPort', 'DrActionDestTir', 'DrActionPacketReformat',
-           'DrActionFlowSample'):
+           'DrActionFlowSample',
+           # rdma-core 65's API
+           'DrFlowMeterAttr', 'DrActionFlowMeter', 'Mlx5DevxCmdComp',
+           'EventChannel', 'Mlx5DmaBufMR'):
     NOT_LIVE[_n] = MLX5
 NOT_LIVE['Mlx5VfioContext'] = 'mlx5 over VFIO: needs an mlx5 PCI function'
 

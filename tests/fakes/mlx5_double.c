@@ -690,6 +690,20 @@ static int fres_take(void *obj)
 	return 0;
 }
 
+/* A VAR of the double's, with canned values (freed by free()). */
+static struct mlx5dv_var *fake_var(void)
+{
+	struct mlx5dv_var *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		abort();
+	v->page_id = 17;
+	v->length = 4096;
+	v->mmap_off = 0x30000;
+	v->comp_mask = 0;
+	return v;
+}
+
 struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *c, uint32_t flags)
 {
 	struct mlx5dv_var *v;
@@ -697,13 +711,7 @@ struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *c, uint32_t flags)
 
 	if (!id)
 		return REAL(mlx5dv_alloc_var, "MLX5_1.12")(c, flags);
-	v = calloc(1, sizeof(*v));
-	if (!v)
-		abort();
-	v->page_id = 17;
-	v->length = 4096;
-	v->mmap_off = 0x30000;
-	v->comp_mask = 0;
+	v = fake_var();
 	plog("mlx5dv_alloc_var ctx#%d flags=0x%x -> var#%d", id, flags,
 	     fres_add(v));
 	return v;
