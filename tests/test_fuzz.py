@@ -29,7 +29,7 @@ MODULES = ['pyverbs.device', 'pyverbs.pd', 'pyverbs.mr', 'pyverbs.dmabuf',
            'pyverbs.cq', 'pyverbs.qp', 'pyverbs.addr', 'pyverbs.wr',
            'pyverbs.xrcd', 'pyverbs.srq', 'pyverbs.base', 'pyverbs.utils',
            'pyverbs.enums', 'pyverbs.cm_enums', 'pyverbs.flow', 'pyverbs.spec',
-           'pyverbs.wq', 'pyverbs.cmid',
+           'pyverbs.wq', 'pyverbs.cmid', 'pyverbs.comp_cntr',
            'pyverbs.providers.efa.efadv',
            'pyverbs.providers.mlx5.mlx5dv',
            'pyverbs.providers.mlx5.mlx5dv_objects',
@@ -187,6 +187,17 @@ def _live_objects(ctx):
     try:                                     # not on Soft-RoCE
         objs.append(ParentDomain(ctx, pdia))
         objs.append(DM(ctx, AllocDmAttr(64)))
+    except Exception as ex:
+        print('live objects limited:', ex)
+    try:                                     # rdma-core 59 and 64
+        from pyverbs.comp_cntr import CompCntrInitAttr
+        from pyverbs.mr import Buf, BufMR, DmaHandleInitAttr, MREx
+        from pyverbs.qp import QPAttachCompCntrAttr
+        objs += [DmaHandleInitAttr(), CompCntrInitAttr(),
+                 QPAttachCompCntrAttr()]
+        objs.append(MREx(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE))
+        buf = Buf(pd, 8192)
+        objs += [buf, BufMR(pd, buf, 4096, e.IBV_ACCESS_LOCAL_WRITE)]
     except Exception as ex:
         print('live objects limited:', ex)
     try:

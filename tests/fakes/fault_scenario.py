@@ -36,7 +36,9 @@ from pyverbs.cmid import (AddrInfo, CMEvent, CMEventChannel, CMID, ConnParam,
 from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx
 from pyverbs.device import Context, get_device_list, rdma_get_devices
 from pyverbs.fork import fork_init, is_fork_initialized
-from pyverbs.mr import MR, MW
+from pyverbs import _verbs
+from pyverbs.comp_cntr import CompCntr, CompCntrInitAttr
+from pyverbs.mr import MR, MW, Buf, BufMR, DMAHandle, DmaHandleInitAttr, MREx
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
 from pyverbs.qp import ECE, QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
@@ -88,16 +90,34 @@ def poll(cq, n=1, timeout=10):
 
 # ------------------------------------------------------------ scenarios
 
-def refused(fn, *args, **kw):
-    """fn(*args, **kw), where rxe answers EOPNOTSUPP: that refusal is the
-    baseline, and any other error (the injected ENOMEM, EINVAL, EAGAIN)
-    goes up.  The object it made, if any, else None."""
+def refused(fn, *args, code=errno.EOPNOTSUPP, **kw):
+    """fn(*args, **kw), where rxe answers code (EOPNOTSUPP): that refusal
+    is the baseline, and any other error (the injected ENOMEM, EINVAL,
+    EAGAIN) goes up.  The object it made, if any, else None."""
     try:
         return fn(*args, **kw)
     except PyverbsError as ex:
-        if getattr(ex, 'error_code', None) != errno.EOPNOTSUPP:
+        if getattr(ex, 'error_code', None) != code:
             raise
     return None
+
+
+def newer_verbs(ctx, pd, keep):
+    """What the build's rdma-core 59..65 brings: MREx (at an iova, over a
+    Buf), Buf and BufMR (export_dmabuf_fd: ENODATA for plain memory), and
+    what rxe refuses (DMAHandle, completion counters)."""
+    if _verbs._HAVE_REG_MR_EX:
+        keep(MREx(pd, 4096, ACCESS, iova=0x10000))
+        refused(DMAHandle, ctx, DmaHandleInitAttr(comp_mask=1))
+    if _verbs._HAVE_BUF:
+        buf = keep(Buf(pd, 8192))
+        keep(BufMR(pd, buf, 4096, ACCESS))
+        keep(MREx(pd, 4096, ACCESS, buf=buf, address=buf.addr + 4096))
+        if _verbs._HAVE_BUF_DMABUF_FD:
+            refused(buf.export_dmabuf_fd, code=errno.ENODATA)
+    if _verbs._HAVE_COMP_CNTR:
+        refused(ctx.query_comp_cntr_caps)
+        refused(CompCntr, ctx, CompCntrInitAttr())
 
 
 def verbs(made):
@@ -123,6 +143,7 @@ def verbs(made):
     pd = keep(PD(ctx))
     mr = keep(MR(pd, 4096, ACCESS))     # (rxe has no rereg: EOPNOTSUPP)
     keep(MW(pd, e.IBV_MW_TYPE_2))
+    newer_verbs(ctx, pd, keep)
     cc = keep(CompChannel(ctx))
     cq = keep(CQ(ctx, 16, None, cc, 0))
     cq.resize(32)
@@ -343,8 +364,10 @@ def run(scn, func=None, n=0, err=errno.ENOMEM):
 
 
 # A message names the function as the C source calls it: ibv_reg_mr() is a
-# macro of verbs.h that calls the exported ibv_reg_mr_iova2().
-CALLED_AS = {'ibv_reg_mr_iova2': 'ibv_reg_mr'}
+# macro of verbs.h that calls the exported ibv_reg_mr_iova2(), and
+# ibv_query_comp_cntr_caps() an inline one calling _ibv_query_comp_cntr_caps.
+CALLED_AS = {'ibv_reg_mr_iova2': 'ibv_reg_mr',
+             '_ibv_query_comp_cntr_caps': 'ibv_query_comp_cntr_caps'}
 
 
 def judge(func, err, exc, fired, problems):

@@ -42,6 +42,17 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+/* the types of the calls newer than the headers this may be built with
+ * (rdma-core 59 to 65): pointers only, so incomplete is enough */
+struct ibv_mr_init_attr;
+struct ibv_dmah;
+struct ibv_dmah_init_attr;
+struct ibv_buf;
+struct ibv_comp_cntr;
+struct ibv_comp_cntr_init_attr;
+struct ibv_comp_cntr_caps;
+struct ibv_qp_attach_comp_cntr_attr;
+
 /*
  * Entry points newer than rdma-core 44 (62) that a build against newer
  * headers imports: declared here for the wrappers, as the headers that
@@ -150,6 +161,43 @@ int ibv_dm_export_dmabuf_fd(struct ibv_dm *dm);
 	  (struct ibv_qp *a, enum ibv_wr_opcode b, uint32_t c), (a, b, c)) \
 	X(RC, int, ibv_query_srq, "IBVERBS_1.1",			\
 	  (struct ibv_srq *a, struct ibv_srq_attr *b), (a, b))		\
+	X(PTR, struct ibv_mr *, ibv_reg_mr_ex, "IBVERBS_1.15",		\
+	  (struct ibv_pd *a, struct ibv_mr_init_attr *b), (a, b))	\
+	X(PTR, struct ibv_dmah *, ibv_alloc_dmah, "IBVERBS_1.15",	\
+	  (struct ibv_context *a, struct ibv_dmah_init_attr *b), (a, b)) \
+	X(RC, int, ibv_dealloc_dmah, "IBVERBS_1.15", (struct ibv_dmah *a), \
+	  (a))								\
+	X(PTR, void *, ibv_alloc_buf, "IBVERBS_1.17",			\
+	  (struct ibv_pd *a, size_t b, struct ibv_buf **c), (a, b, c))	\
+	X(PASS, void, ibv_free_buf, "IBVERBS_1.17", (struct ibv_buf *a), (a)) \
+	X(PTR, struct ibv_mr *, ibv_reg_buf_mr, "IBVERBS_1.17",		\
+	  (struct ibv_pd *a, struct ibv_buf *b, void *c, size_t d, int e), \
+	  (a, b, c, d, e))						\
+	X(M1, int, ibv_export_buf_dmabuf_fd, "IBVERBS_1.18",		\
+	  (struct ibv_buf *a), (a))					\
+	X(RC, int, _ibv_query_comp_cntr_caps, "IBVERBS_1.18",		\
+	  (struct ibv_context *a, struct ibv_comp_cntr_caps *b, size_t c), \
+	  (a, b, c))							\
+	X(PTR, struct ibv_comp_cntr *, ibv_create_comp_cntr, "IBVERBS_1.18", \
+	  (struct ibv_context *a, struct ibv_comp_cntr_init_attr *b),	\
+	  (a, b))							\
+	X(RC, int, ibv_destroy_comp_cntr, "IBVERBS_1.18",		\
+	  (struct ibv_comp_cntr *a), (a))				\
+	X(RC, int, ibv_set_comp_cntr, "IBVERBS_1.18",			\
+	  (struct ibv_comp_cntr *a, uint64_t b), (a, b))		\
+	X(RC, int, ibv_set_err_comp_cntr, "IBVERBS_1.18",		\
+	  (struct ibv_comp_cntr *a, uint64_t b), (a, b))		\
+	X(RC, int, ibv_inc_comp_cntr, "IBVERBS_1.18",			\
+	  (struct ibv_comp_cntr *a, uint64_t b), (a, b))		\
+	X(RC, int, ibv_inc_err_comp_cntr, "IBVERBS_1.18",		\
+	  (struct ibv_comp_cntr *a, uint64_t b), (a, b))		\
+	X(RC, int, ibv_read_comp_cntr, "IBVERBS_1.18",			\
+	  (struct ibv_comp_cntr *a, uint64_t *b), (a, b))		\
+	X(RC, int, ibv_read_err_comp_cntr, "IBVERBS_1.18",		\
+	  (struct ibv_comp_cntr *a, uint64_t *b), (a, b))		\
+	X(RC, int, ibv_qp_attach_comp_cntr, "IBVERBS_1.18",		\
+	  (struct ibv_qp *a, struct ibv_comp_cntr *b,			\
+	   struct ibv_qp_attach_comp_cntr_attr *c), (a, b, c))		\
 	X(PTR, struct ibv_mr *, ibv_reg_dmabuf_mr, "IBVERBS_1.12",	\
 	  (struct ibv_pd *a, uint64_t b, size_t c, uint64_t d, int e,	\
 	   int f), (a, b, c, d, e, f))					\

@@ -7,10 +7,11 @@
  * QPAttachCompCntrAttr (pyverbs.qp; QP.attach_comp_cntr()): a counter
  * the device adds to as the operations of the attached QPs complete.
  *
- * A CompCntr is a child of its Context.  The attribute classes are plain
- * data in every build; from a build whose headers lack the calls, each
- * call raises the error naming rdma-core 65.  Providers without counters
- * (rxe among them) refuse with EOPNOTSUPP.
+ * A CompCntr is a child of its Context, and the parent of the QPs
+ * attached to it (they must be destroyed first).  The attribute classes
+ * are plain data in every build; from a build whose headers lack the
+ * calls, each call raises the error naming rdma-core 65.  Providers
+ * without counters (rxe among them) refuse with EOPNOTSUPP.
  */
 #include "comp_cntr.h"
 #include "context.h"
@@ -328,7 +329,25 @@ PyObject *pv_ctx_query_comp_cntr_caps(PyObject *self, PyObject *unused)
 #endif
 }
 
-/* comp_cntr.h: QP.attach_comp_cntr(comp_cntr, attr) */
+#if HAVE_IBV_QP_ATTACH_COMP_CNTR
+/* Is p among o's parents? */
+static int qp_has_parent(struct pv_obj *o, struct pv_obj *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nparents; i++)
+		if (pv_obj_link_at(o, i)->parent == p)
+			return 1;
+	return 0;
+}
+#endif
+
+/*
+ * comp_cntr.h: QP.attach_comp_cntr(comp_cntr, attr).  There is no detach:
+ * the QP stays attached until destroyed, and libibverbs refuses to destroy
+ * a counter still attached (EBUSY).  So the QP becomes a child of the
+ * counter: closing the counter (or its Context) closes the QP first.
+ */
 PyObject *pv_qp_attach_comp_cntr(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "comp_cntr", "attr", NULL };
@@ -343,12 +362,17 @@ PyObject *pv_qp_attach_comp_cntr(PyObject *self, PyObject *args, PyObject *kw)
 		struct pv_comp_cntr *cntr = (struct pv_comp_cntr *)cntro;
 		struct pv_qp *qp = (struct pv_qp *)self;
 		struct ibv_qp_attach_comp_cntr_attr attr;
-		int rc;
+		int rc, linked;
 
 		if (pv_check_open(&qp->obj) ||
 		    pv_obj_check_in(&cntr->obj, pv_obj_root(&qp->obj),
 				    "CompCntr", "QP"))
 			return NULL;
+		linked = qp_has_parent(&qp->obj, &cntr->obj);
+		if (!linked &&
+		    qp->obj.nparents >= PV_MAX_PARENTS + qp->obj.nxparents)
+			return pv_raise_user("The QP has no room for another "
+					     "parent (the CompCntr)");
 		memset(&attr, 0, sizeof(attr));
 		attr.op_mask = ((struct pv_cc_attach *)attro)->op_mask;
 		/* returns errno */
@@ -356,6 +380,10 @@ PyObject *pv_qp_attach_comp_cntr(PyObject *self, PyObject *args, PyObject *kw)
 		if (rc)
 			return pv_raise_rc(rc, "ibv_qp_attach_comp_cntr",
 					   "Failed to attach comp cntr to QP");
+		/* the counter is now a parent of the QP (checked open, room
+		 * checked: the link cannot fail) */
+		if (!linked && pv_obj_link(&qp->obj, &cntr->obj))
+			return NULL;
 		Py_RETURN_NONE;
 	}
 #else

@@ -807,7 +807,9 @@ static PyMethodDef qp_methods[] = {
 	  METH_VARARGS | METH_KEYWORDS,
 	  "attach_comp_cntr($self, comp_cntr, attr)\n--\n\n"
 	  "Count the operations attr.op_mask names in the CompCntr "
-	  "(ibv_qp_attach_comp_cntr, rdma-core 65)." },
+	  "(ibv_qp_attach_comp_cntr, rdma-core 65).  There is no detach: "
+	  "the QP becomes a child of the counter (closing the counter "
+	  "closes the QP first)." },
 	{ "to_init", (PyCFunction)(void (*)(void))qp_to_init,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "to_init($self, qp_attr)\n--\n\n"
