@@ -50,8 +50,8 @@ def _imports():
 def _probed():
     """Names meson.build probes for (quoted identifiers in its lists)."""
     with open(os.path.join(ROOT, 'meson.build')) as f:
-        return set(re.findall(r"'((?:ibv|rdma|mlx5dv|efadv|IBV|RDMA|MLX5DV|"
-                              r"EFADV)_\w+)'", f.read()))
+        return set(re.findall(r"'(_{0,2}(?:ibv|rdma|mlx5dv|efadv|IBV|RDMA|"
+                              r"MLX5DV|EFADV)_\w+)'", f.read()))
 
 
 def _loaded_path(soname):

@@ -31,6 +31,9 @@ PyObject *pv_efa_attr_new(PyTypeObject *tp, const void *src, size_t len)
 	return o;
 }
 
+#if !HAVE_EFADV_GET_MAX_SQ_DEPTH ||                    \
+	!HAVE_EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV || \
+	!HAVE_EFADV_QP_INIT_ATTR_SL || !HAVE_EFADV_QP_FROM_IBV_QP_EX
 /*
  * An attribute a build against an older rdma-core lacks: reading or
  * writing it raises the error naming the version that brings it.
@@ -62,6 +65,8 @@ static int efa_set_needs(PyObject *obj, PyObject *v, void *closure)
 			what, version                     \
 		}                                         \
 	}
+
+#endif
 
 #define EFA_DATA_SPEC(prefix, pyname, st, doc, init, ...)                    \
 	PV_DATA_SPEC(prefix, "pyverbs.providers.efa.efadv." pyname, st, doc, \

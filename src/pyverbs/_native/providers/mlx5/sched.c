@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-struct sched_attr {
+struct pv_sched_attr {
 	PyObject_HEAD
 	struct mlx5dv_sched_attr attr; /* parent filled at use */
 	PyObject *parent;	       /* Mlx5dvSchedNode or NULL */
@@ -93,10 +93,10 @@ static const struct sched_kind leaf_kind = {
 /* ---- Mlx5dvSchedAttr ---- */
 
 static const struct pv_field attr_fields[] = {
-	PV_FIELD_RO(struct sched_attr, attr.bw_share, "bw_share"),
-	PV_FIELD_RO(struct sched_attr, attr.max_avg_bw, "max_avg_bw"),
-	PV_FIELD_RO(struct sched_attr, attr.flags, "flags"),
-	PV_FIELD_RO(struct sched_attr, attr.comp_mask, "comp_mask"),
+	PV_FIELD_RO(struct pv_sched_attr, attr.bw_share, "bw_share"),
+	PV_FIELD_RO(struct pv_sched_attr, attr.max_avg_bw, "max_avg_bw"),
+	PV_FIELD_RO(struct pv_sched_attr, attr.flags, "flags"),
+	PV_FIELD_RO(struct pv_sched_attr, attr.comp_mask, "comp_mask"),
 	PV_FIELD_END
 };
 
@@ -105,7 +105,7 @@ static int attr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "parent_sched_node", "bw_share",
 				  "max_avg_bw",	       "flags",
 				  "comp_mask",	       NULL };
-	struct sched_attr *self = (struct sched_attr *)obj;
+	struct pv_sched_attr *self = (struct pv_sched_attr *)obj;
 	PyObject *parent = Py_None;
 	uint32_t bw_share = 0, max_avg_bw = 0, flags = 0;
 	uint64_t comp_mask = 0;
@@ -137,7 +137,7 @@ static int attr_init(PyObject *obj, PyObject *args, PyObject *kw)
 static int attr_get(PyObject *o, struct pv_obj *ctx,
 		    struct mlx5dv_sched_attr *out, struct pv_obj **parent)
 {
-	struct sched_attr *a = (struct sched_attr *)o;
+	struct pv_sched_attr *a = (struct pv_sched_attr *)o;
 
 	if (!pv_type_ok(o, pv_mlx5.SchedAttr)) {
 		PyErr_Format(PyExc_TypeError,
@@ -162,7 +162,7 @@ static int attr_get(PyObject *o, struct pv_obj *ctx,
 
 /* The parent node is held but is no attribute (upstream has none). */
 static const struct pv_oslot attr_oslots[] = {
-	{ PV_OSLOT_AT(struct sched_attr, parent, "parent_sched_node"),
+	{ PV_OSLOT_AT(struct pv_sched_attr, parent, "parent_sched_node"),
 	  .flags = PV_OSLOT_HIDDEN },
 	PV_OSLOT_END
 };
@@ -170,7 +170,7 @@ static const struct pv_oslot attr_oslots[] = {
 PV_OSLOTS_GC(attr, attr_oslots)
 
 PV_GC_TYPE_SPEC(attr, "pyverbs.providers.mlx5.mlx5dv_sched.Mlx5dvSchedAttr",
-		struct sched_attr,
+		struct pv_sched_attr,
 		"Mlx5dvSchedAttr(parent_sched_node=None, bw_share=0, "
 		"max_avg_bw=0, flags=0, comp_mask=0)\n--\n\n"
 		"The attributes of a scheduling element (struct "
