@@ -33,6 +33,20 @@ PyObject *pv_as_index(PyObject *v, const char *what)
 	return PyNumber_Index(v);
 }
 
+/* Whether the int i is below 0 (_PyLong_Sign is deprecated from 3.14,
+ * where PyLong_GetSign replaces it). */
+static int pv_long_negative(PyObject *i)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+	int sign = 0;
+
+	PyLong_GetSign(i, &sign); /* cannot fail on an int */
+	return sign < 0;
+#else
+	return _PyLong_Sign(i) < 0;
+#endif
+}
+
 int pv_to_u64(PyObject *v, uint64_t max, uint64_t *out, const char *what)
 {
 	PyObject *i = pv_as_index(v, what);
@@ -40,7 +54,7 @@ int pv_to_u64(PyObject *v, uint64_t max, uint64_t *out, const char *what)
 
 	if (!i)
 		return -1;
-	if (_PyLong_Sign(i) < 0) {
+	if (pv_long_negative(i)) {
 		Py_DECREF(i);
 		PyErr_Format(PyExc_OverflowError, "%s must not be negative",
 			     what);
