@@ -29,7 +29,7 @@
 
 static int buf_destroy(struct pv_obj *o)
 {
-#if HAVE_IBV_ALLOC_BUF
+#if HAVE_IBV_ALLOC_BUF && HAVE_IBV_FREE_BUF
 	struct pv_buf *self = (struct pv_buf *)o;
 
 	if (self->buf) {
@@ -59,7 +59,7 @@ static int buf_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!(pd = pv_pd_arg(pdobj)))
 		return -1;
 	pv_obj_setup(&self->obj, buf_destroy);
-#if HAVE_IBV_ALLOC_BUF
+#if HAVE_IBV_ALLOC_BUF && HAVE_IBV_FREE_BUF
 	self->addr = ibv_alloc_buf(pd->pd, size, &self->buf); /* NULL, errno */
 	if (!self->addr) {
 		self->buf = NULL;
@@ -92,7 +92,7 @@ struct pv_buf *pv_buf_typed(PyObject *o)
 
 int pv_buf_check_open(struct pv_buf *b)
 {
-#if HAVE_IBV_ALLOC_BUF
+#if HAVE_IBV_ALLOC_BUF && HAVE_IBV_FREE_BUF
 	return pv_check_open(&b->obj);
 #else
 	/* no Buf opens in this build: say why rather than "closed" */
@@ -259,6 +259,7 @@ int pv_buf_init_types(PyObject *m)
 {
 	return PyModule_AddIntConstant(m, "_HAVE_BUF",
 				       HAVE_IBV_ALLOC_BUF &&
+					       HAVE_IBV_FREE_BUF &&
 					       HAVE_IBV_REG_BUF_MR) ||
 	       PyModule_AddIntConstant(m, "_HAVE_BUF_DMABUF_FD",
 				       HAVE_IBV_EXPORT_BUF_DMABUF_FD) ||

@@ -27,6 +27,13 @@
 
 struct ibv_comp_cntr;
 
+/* a counter's calls, each probed (all came with rdma-core 65) */
+#define PV_HAVE_COMP_CNTR                                           \
+	(HAVE_IBV_CREATE_COMP_CNTR && HAVE_IBV_DESTROY_COMP_CNTR && \
+	 HAVE_IBV_SET_COMP_CNTR && HAVE_IBV_SET_ERR_COMP_CNTR &&    \
+	 HAVE_IBV_INC_COMP_CNTR && HAVE_IBV_INC_ERR_COMP_CNTR &&    \
+	 HAVE_IBV_READ_COMP_CNTR && HAVE_IBV_READ_ERR_COMP_CNTR)
+
 /* ---- the attribute classes ---- */
 
 /* struct ibv_comp_cntr_init_attr's members */
@@ -137,7 +144,7 @@ struct pv_comp_cntr {
 
 static int cntr_destroy(struct pv_obj *o)
 {
-#if HAVE_IBV_CREATE_COMP_CNTR
+#if PV_HAVE_COMP_CNTR
 	struct pv_comp_cntr *self = (struct pv_comp_cntr *)o;
 	int rc;
 
@@ -177,7 +184,7 @@ static int cntr_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!(ctx = pv_context_arg(ctxo, "ctx")))
 		return -1;
 	pv_obj_setup(&self->obj, cntr_destroy);
-#if HAVE_IBV_CREATE_COMP_CNTR
+#if PV_HAVE_COMP_CNTR
 	{
 		struct pv_cc_attr *a = (struct pv_cc_attr *)attro;
 		struct ibv_comp_cntr_init_attr attr;
@@ -209,7 +216,7 @@ static int cntr_init(PyObject *obj, PyObject *args, PyObject *kw)
  * read, read_err (a value out). */
 enum { CC_SET, CC_SET_ERR, CC_INC, CC_INC_ERR, CC_READ, CC_READ_ERR };
 
-#if HAVE_IBV_CREATE_COMP_CNTR
+#if PV_HAVE_COMP_CNTR
 static const char *const cc_names[] = { "set",	   "set_err", "inc",
 					"inc_err", "read",    "read_err" };
 
@@ -237,7 +244,7 @@ static PyObject *cntr_call(PyObject *obj, PyObject *arg, int op)
 		return NULL;
 	if (pv_check_open(&self->obj))
 		return NULL;
-#if HAVE_IBV_CREATE_COMP_CNTR
+#if PV_HAVE_COMP_CNTR
 	{
 		/* each returns errno */
 		int rc = arg ? cc_ops[op].in(self->cntr, v) :
@@ -394,7 +401,7 @@ PyObject *pv_qp_attach_comp_cntr(PyObject *self, PyObject *args, PyObject *kw)
 int pv_comp_cntr_init_types(PyObject *m)
 {
 	return PyModule_AddIntConstant(m, "_HAVE_COMP_CNTR",
-				       HAVE_IBV_CREATE_COMP_CNTR &&
+				       PV_HAVE_COMP_CNTR &&
 					       HAVE_IBV_QUERY_COMP_CNTR_CAPS &&
 					       HAVE_IBV_QP_ATTACH_COMP_CNTR) ||
 	       pv_add_data_type(m, &cca_spec, pv.PyverbsObject, cca_fields,

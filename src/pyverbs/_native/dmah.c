@@ -81,7 +81,7 @@ PV_DATA_SPEC(dia, "pyverbs.mr.DmaHandleInitAttr", struct pv_dmah_attr,
 
 static int dmah_destroy(struct pv_obj *o)
 {
-#if HAVE_IBV_ALLOC_DMAH
+#if HAVE_IBV_ALLOC_DMAH && HAVE_IBV_DEALLOC_DMAH
 	struct pv_dmah *self = (struct pv_dmah *)o;
 	int rc;
 
@@ -121,7 +121,7 @@ static int dmah_init(PyObject *obj, PyObject *args, PyObject *kw)
 	if (!(ctx = pv_context_arg(ctxo, "ctx")))
 		return -1;
 	pv_obj_setup(&self->obj, dmah_destroy);
-#if HAVE_IBV_ALLOC_DMAH
+#if HAVE_IBV_ALLOC_DMAH && HAVE_IBV_DEALLOC_DMAH
 	{
 		struct pv_dmah_attr *a = (struct pv_dmah_attr *)attro;
 		struct ibv_dmah_init_attr attr;
@@ -159,7 +159,9 @@ PV_GC_TYPE_SPEC(dmah, "pyverbs.mr.DMAHandle", struct pv_dmah,
 
 int pv_dmah_init_types(PyObject *m)
 {
-	return PyModule_AddIntConstant(m, "_HAVE_DMAH", HAVE_IBV_ALLOC_DMAH) ||
+	return PyModule_AddIntConstant(m, "_HAVE_DMAH",
+				       HAVE_IBV_ALLOC_DMAH &&
+					       HAVE_IBV_DEALLOC_DMAH) ||
 	       pv_add_data_type(m, &dia_spec, pv.PyverbsObject, dia_fields,
 				NULL, NULL, &pv.DmaHandleInitAttr) ||
 	       pv_add_type(m, &dmah_spec, pv.PyverbsCM, &pv.DMAHandle);
