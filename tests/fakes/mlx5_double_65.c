@@ -515,7 +515,9 @@ static uint32_t export_size(int kind)
 {
 	struct mlx5dv_export_sizes s;
 
-	mlx5dv_get_export_sizes(&s);	/* the real library's sizes */
+	/* the real library's sizes (the inline mlx5dv_get_export_sizes would
+	 * bind a symbol this object, not linked with libmlx5, cannot) */
+	REAL(_mlx5dv_get_export_sizes, "MLX5_1.27")(&s, sizeof(s));
 	return kind == FX_DEVX ? s.devx_obj_attrs_size :
 	       kind == FX_UMEM ? s.devx_umem_attrs_size : s.var_attrs_size;
 }
