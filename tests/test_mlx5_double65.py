@@ -102,7 +102,12 @@ def test_scenario_same_as_the_reference(double, dev_name, tmp_path):
     assert theirs.returncode == 0, theirs.stderr + their_log
     assert ours.returncode == 0, ours.stderr + ours_log
     assert ours.stdout == theirs.stdout
-    assert ours_log.splitlines() == their_log.splitlines()
+    # upstream's flow actions are never destroyed (FlowAction has neither
+    # close() nor a finalizer: a leak); ours go with their last reference
+    assert 'ibv_destroy_flow_action fa#1' in ours_log
+    assert [ln for ln in ours_log.splitlines()
+            if not ln.startswith('ibv_destroy_flow_action ')] == \
+        their_log.splitlines()
 
 
 MISUSE = r'''
