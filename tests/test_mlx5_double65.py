@@ -53,16 +53,15 @@ def run(double, dev, args, tmp_path, **kw):
 
 def golden_for(name):
     """The expected output and log of scenario name for this build: the
-    golden file (NAME.golden-RELEASE: its stdout, '----', its log) of the
-    newest rdma-core release not above the build's (what the build lacks
-    prints an error instead of reaching the double)."""
+    golden file NAME.golden-RELEASE (its stdout, '----', its log) of the
+    rdma-core release the build and the double are made against (what the
+    build lacks prints an error instead of reaching the double).  65's was
+    recorded in the sid guest, where it equals the reference's."""
     ver = doubles.rdma_core_version()
-    found = sorted(int(f.rsplit('-', 1)[1]) for f in os.listdir(FAKES)
-                   if f.startswith(f'{name}.golden-'))
-    use = [v for v in found if v <= ver]
-    if not use:
+    path = os.path.join(FAKES, f'{name}.golden-{ver}')
+    if not os.path.exists(path):
         pytest.skip(f'no golden log of {name} for rdma-core {ver}')
-    with open(os.path.join(FAKES, f'{name}.golden-{use[-1]}')) as f:
+    with open(path) as f:
         return f.read()
 
 
@@ -103,7 +102,12 @@ def test_scenario_same_as_the_reference(double, dev_name, tmp_path):
     assert theirs.returncode == 0, theirs.stderr + their_log
     assert ours.returncode == 0, ours.stderr + ours_log
     assert ours.stdout == theirs.stdout
-    assert ours_log.splitlines() == their_log.splitlines()
+    # upstream's flow actions are never destroyed (FlowAction has neither
+    # close() nor a finalizer: a leak); ours go with their last reference
+    assert 'ibv_destroy_flow_action fa#1' in ours_log
+    assert [ln for ln in ours_log.splitlines()
+            if not ln.startswith('ibv_destroy_flow_action ')] == \
+        their_log.splitlines()
 
 
 MISUSE = r'''

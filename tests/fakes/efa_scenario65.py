@@ -18,7 +18,6 @@ prints the exception's class and errno instead (pyverbs-c built against
 import sys
 import time
 
-import pyverbs.enums as e
 from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CqInitAttrEx, PollCqAttr
 from pyverbs.pd import PD
@@ -31,6 +30,15 @@ from pyverbs.providers.efa.efadv import (EfaAH, EfaContext, EfaCQ,
                                          EfaQPInitAttr, SRDQPEx,
                                          dev_cap_to_str)
 
+# verbs.h's values (upstream 65 has them only as enum classes, pyverbs-c
+# 44 only flat: numbers run under both)
+IBV_QPT_DRIVER = 0xff
+IBV_ACCESS_LOCAL_WRITE = 1
+IBV_WC_EX_WITH_BYTE_LEN = 1
+IBV_QP_INIT_ATTR_PD = 1
+IBV_QP_INIT_ATTR_SEND_OPS_FLAGS = 1 << 6
+IBV_QP_EX_WITH_SEND = 1 << 2
+IBV_SEND_SIGNALED = 1 << 1
 QKEY = 0x11111111
 WITH_SGID, WITH_IS_UNSOLICITED = 1, 2       # EFADV_WC_EX_WITH_*
 WITH_PROCESSING_HINTS = 1                   # EFADV_WR_EX_WITH_*
@@ -56,21 +64,27 @@ rq.max_recv_sge = 3
 print('depths', sq.flags, sq.max_send_sge, sq.max_inline_data)
 
 pd = PD(ctx)
-mr = EfaMR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+mr = EfaMR(pd, 4096, IBV_ACCESS_LOCAL_WRITE)
 part('mr query', lambda: str(mr.query()).splitlines())
 
 gid = ctx.query_gid(1, gid_index)
 ah = EfaAH(pd, attr=AHAttr(port_num=1, is_global=1,
                            gr=GlobalRoute(dgid=gid, sgid_index=gid_index)))
-cq = None
-try:
-    cq = EfaCQ(ctx, CqInitAttrEx(cqe=16, wc_flags=e.IBV_WC_EX_WITH_BYTE_LEN),
-               EfaDVCQInitAttr(WITH_SGID | WITH_IS_UNSOLICITED))
-except PyverbsError as ex:
-    print('cq', type(ex).__name__)
-if cq is None:      # libefa older than 52 refuses the flag
-    cq = EfaCQ(ctx, CqInitAttrEx(cqe=16, wc_flags=e.IBV_WC_EX_WITH_BYTE_LEN),
-               EfaDVCQInitAttr(WITH_SGID))
+
+
+def efa_cq():
+    try:
+        return EfaCQ(ctx, CqInitAttrEx(cqe=16,
+                                       wc_flags=IBV_WC_EX_WITH_BYTE_LEN),
+                     EfaDVCQInitAttr(WITH_SGID | WITH_IS_UNSOLICITED))
+    except PyverbsError as ex:      # libefa older than 52 refuses the flag
+        print('cq', type(ex).__name__)
+    return EfaCQ(ctx, CqInitAttrEx(cqe=16, wc_flags=IBV_WC_EX_WITH_BYTE_LEN),
+                 EfaDVCQInitAttr(WITH_SGID))
+
+
+# a CQ each for the sends and the receives: completions in a fixed order
+scq, rcq = efa_cq(), efa_cq()
 
 efa_attr = EfaQPInitAttr()
 
@@ -84,43 +98,46 @@ def set_fields():
 
 part('qp attr', set_fields)
 cap = QPCap(max_send_wr=8, max_recv_wr=8, max_send_sge=1, max_recv_sge=1)
-ia = QPInitAttrEx(qp_type=e.IBV_QPT_DRIVER, scq=cq, rcq=cq, pd=pd, cap=cap,
-                  comp_mask=e.IBV_QP_INIT_ATTR_PD |
-                  e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-                  send_ops_flags=e.IBV_QP_EX_WITH_SEND)
+ia = QPInitAttrEx(qp_type=IBV_QPT_DRIVER, scq=scq, rcq=rcq, pd=pd, cap=cap,
+                  comp_mask=IBV_QP_INIT_ATTR_PD |
+                  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+                  send_ops_flags=IBV_QP_EX_WITH_SEND)
 qpx = SRDQPEx(ctx, ia, efa_attr)
 a = QPAttr(port_num=1)
 a.qkey = QKEY
 qpx.to_rts(a)
 
-buf = EfaMR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
+buf = EfaMR(pd, 64, IBV_ACCESS_LOCAL_WRITE)
 qpx.post_recv(RecvWR(wr_id=2, num_sge=1, sg=[SGE(buf.buf + 8, 48, buf.lkey)]))
 qpx.wr_start()
 qpx.wr_id = 4
-qpx.wr_flags = e.IBV_SEND_SIGNALED
+qpx.wr_flags = IBV_SEND_SIGNALED
 qpx.wr_send()
 part('hints', lambda: qpx.wr_set_processing_hints(BURST_PPS_SENSITIVE))
 qpx.wr_set_ud_addr(ah, qpx.qp_num, QKEY)
 qpx.wr_set_sge(SGE(buf.buf, 8, buf.lkey))
 qpx.wr_complete()
 
-seen = {}
-deadline = time.time() + 10
-while len(seen) < 2 and time.time() < deadline:
-    if cq.start_poll(PollCqAttr()) != 0:
-        continue
-    while True:
-        try:
-            unsolicited = cq.is_unsolicited()
-        except PyverbsError as ex:
-            unsolicited = type(ex).__name__
-        seen[cq.wr_id] = (cq.status, unsolicited)
-        if cq.poll_next() != 0:
-            break
-    cq.end_poll()
-for wr_id in sorted(seen):
-    print('completion', wr_id, seen[wr_id])
 
-for o in (qpx, cq, buf, mr, ah, pd, ctx):
+
+def completion(cq):
+    """(wr_id, status, unsolicited) of the CQ's one completion."""
+    deadline = time.time() + 10
+    while cq.start_poll(PollCqAttr()) != 0:
+        if time.time() > deadline:
+            return 'none'
+    try:
+        unsolicited = cq.is_unsolicited()
+    except PyverbsError as ex:
+        unsolicited = type(ex).__name__
+    got = (cq.wr_id, int(cq.status), unsolicited)
+    cq.end_poll()
+    return got
+
+
+print('send completion', completion(scq))
+print('recv completion', completion(rcq))
+
+for o in (qpx, scq, rcq, buf, mr, ah, pd, ctx):
     o.close()
 print('done')

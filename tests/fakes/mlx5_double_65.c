@@ -28,8 +28,9 @@
  *   for a buffer too short, as the kernel.
  * - 62: a UAR of the double's exports /dev/null as its dma-buf.
  * - 63: DevX objects, UMEMs and VARs of the double's export a record
- *   naming them (a magic, the kind, the id), which import turns into a new
- *   record; unimport retires it.  Exports of anything else go to libmlx5.
+ *   naming them (a magic with the kind, the id: 8 bytes, the size of a
+ *   UMEM's export), which import turns into a new record; unimport retires
+ *   it.  Exports of anything else go to libmlx5.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -503,19 +504,21 @@ int mlx5dv_devx_uar_export_dmabuf_fd(struct mlx5dv_devx_uar *u)
 /* ---------------------------------------------- export / import (63) */
 
 #if PVFAKE_RDMA >= 63
-#define PVFAKE_EXPORT_MAGIC 0x50564658u	/* "PVFX" */
+#define PVFAKE_EXPORT_MAGIC 0x50560000u	/* "PV" and the kind */
 
+/* 8 bytes: a UMEM's export is no longer (its handle and id) */
 struct fexport {
-	uint32_t magic;
-	int kind;		/* FX_DEVX, FX_UMEM, or -1 for a VAR */
-	int id;
+	uint32_t magic;		/* | FX_DEVX, FX_UMEM, or 0xff for a VAR */
+	uint32_t id;
 };
 
 static uint32_t export_size(int kind)
 {
 	struct mlx5dv_export_sizes s;
 
-	mlx5dv_get_export_sizes(&s);	/* the real library's sizes */
+	/* the real library's sizes (the inline mlx5dv_get_export_sizes would
+	 * bind a symbol this object, not linked with libmlx5, cannot) */
+	REAL(_mlx5dv_get_export_sizes, "MLX5_1.27")(&s, sizeof(s));
 	return kind == FX_DEVX ? s.devx_obj_attrs_size :
 	       kind == FX_UMEM ? s.devx_umem_attrs_size : s.var_attrs_size;
 }
@@ -523,7 +526,7 @@ static uint32_t export_size(int kind)
 static void export_record(void *data, int kind, int id, const char *fn,
 			  const char *name)
 {
-	struct fexport e = { PVFAKE_EXPORT_MAGIC, kind, id };
+	struct fexport e = { PVFAKE_EXPORT_MAGIC | (kind & 0xff), id };
 	uint32_t size = export_size(kind);
 
 	if (size < sizeof(e))
@@ -538,7 +541,7 @@ static const struct fexport *export_of(const void *data, int kind)
 {
 	const struct fexport *e = data;
 
-	return e->magic == PVFAKE_EXPORT_MAGIC && e->kind == kind ? e : NULL;
+	return e->magic == (PVFAKE_EXPORT_MAGIC | (kind & 0xff)) ? e : NULL;
 }
 
 static void *fx_import(int kind, const char *fn, struct ibv_context *c,
@@ -546,7 +549,7 @@ static void *fx_import(int kind, const char *fn, struct ibv_context *c,
 {
 	struct fx *f = fx_new(kind);
 
-	plog("%s dev=%s from %s#%d -> %s#%d (imported)", fn, c->device->name,
+	plog("%s dev=%s from %s#%u -> %s#%d (imported)", fn, c->device->name,
 	     fx_names[kind], e->id, fx_names[kind], f->id);
 	if (kind == FX_UMEM)
 		f->pub.umem.umem_id = 0x700 + e->id;
@@ -630,7 +633,7 @@ struct mlx5dv_var *mlx5dv_var_import(struct ibv_context *c, void *data)
 	if (!e)
 		return REAL(mlx5dv_var_import, "MLX5_1.27")(c, data);
 	v = fake_var();
-	plog("mlx5dv_var_import dev=%s from var#%d -> var#%d (imported)",
+	plog("mlx5dv_var_import dev=%s from var#%u -> var#%d (imported)",
 	     c->device->name, e->id, fres_add(v));
 	return v;
 }

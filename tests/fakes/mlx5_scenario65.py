@@ -158,9 +158,13 @@ part('export umem', lambda: round_trip(umem, Mlx5UMEM.import_umem,
 part('export var', lambda: round_trip(var, Mlx5VAR.import_var,
                                       'unimport_var'))
 
-# closing, explicitly and in order
-for o in (flow, fm, mod, var, umem, uar, pd, rule, matcher, meter, attr,
-          nxt, tbl, dom, quiet, ec, cc, obj):
+# closing, explicitly and in order (upstream's flow actions have no
+# close(): the last reference goes, the attributes' first)
+flow.close()
+fm.close()
+del acts, mod
+for o in (var, umem, uar, pd, rule, matcher, meter, attr, nxt, tbl, dom,
+          quiet, ec, cc, obj):
     o.close()
 ctx.close()
 print('done')
