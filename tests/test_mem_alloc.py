@@ -82,6 +82,23 @@ def test_mmap_munmap():
         mem.munmap(a, 2 * PAGE)
 
 
+def test_munmap_length_within_the_last_page():
+    """The kernel unmaps whole pages: a length that ends in the mapping's
+    last page unmaps the whole mapping (rdma-core 65's ODP tests map
+    msg_size bytes, shrink msg_size, then unmap with the smaller one)."""
+    a = mem.mmap(length=1024)
+    mem.write(a, b'q' * 8, 8)
+    mem.munmap(a, 8)
+    with pytest.raises(PyverbsUserError, match='not an address'):
+        mem.munmap(a, 1024)
+    b = mem.mmap(length=PAGE + 100)
+    with pytest.raises(PyverbsUserError, match='was mapped with length'):
+        mem.munmap(b, 100)
+    mem.munmap(b, 2 * PAGE)
+    with pytest.raises(PyverbsUserError, match='Cannot read'):
+        mem.read(b, 1)
+
+
 def test_read_only_mapping_is_not_written():
     a = mem.mmap(length=PAGE, prot=mem.PROT_READ_)
     assert mem.read(a, 4) == bytes(4)
