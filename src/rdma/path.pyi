@@ -80,7 +80,7 @@ class IBDRPath(IBPath):
     drDLID: int
     drPath: Incomplete
     def __init__(self, end_port, **kwargs) -> None: ...
-    @property
+    @property  # type: ignore[misc]
     def SGID_index(self): ...
     @property
     def has_grh(self) -> bool: ...  # type: ignore[override]
