@@ -176,6 +176,16 @@ def test_from_string_picks_the_port_of_a_local_gid(fake_sysfs):
     assert p.end_port is roce and p.DLID == 3
 
 
+def test_pkey_index_other_membership(fake_sysfs):
+    ib = rdma.get_end_port('ib0')          # P_Keys 0x7fff, 0xffff, 0
+    assert IBPath(ib, pkey=0x7fff).pkey_index == 0
+    assert IBPath(ib, pkey=0xffff).pkey_index == 1
+    roce = rdma.get_end_port('roce0')      # 0xffff only: limited matches
+    assert IBPath(roce, pkey=0x7fff).pkey_index == 0
+    with pytest.raises(rdma.RDMAError, match='PKey 0x1234'):
+        IBPath(roce, pkey=0x1234).pkey_index
+
+
 def test_optional_device_files(fake_sysfs):
     dev = rdma.get_device('roce0')
     assert dev.board_id is None and dev.hw_ver is None

@@ -261,12 +261,12 @@ class IBPath(Path):
         except AttributeError:
             pass
         ep = self._need_port()
-        try:
-            self._cached_pkey_index = ep.pkeys.index(self.pkey)
-        except ValueError:
-            raise rdma.RDMAError(f'PKey 0x{self.pkey:x} not available on '
-                                 f'{ep}') from None
-        return self._cached_pkey_index
+        # the P_Key itself, else its other membership (full/limited)
+        for pk in (self.pkey, self.pkey ^ IBA.PKEY_MEMBERSHIP_BIT):
+            if pk in ep.pkeys:
+                self._cached_pkey_index = ep.pkeys.index(pk)
+                return self._cached_pkey_index
+        raise rdma.RDMAError(f'PKey 0x{self.pkey:x} not available on {ep}')
 
     @pkey_index.setter
     def pkey_index(self, value):
