@@ -189,7 +189,7 @@ class umad_self_test(unittest.TestCase):
             self.assertEqual(sends,2);
             if flow_labels != {mcpath.flow_label}:
                 _rxe_differs(self,"the flow labels received were %r, not "
-                             "0x%x: rxe (kernel net/rxe_net.c) sends RoCE v2 "
+                             "0x%x: rxe (the kernel's rdma_rxe) sends RoCE v2 "
                              "with flow label 0 in the IPv6 header whatever "
                              "the AH's flow_label; an IB HCA carries it in "
                              "the GRH"%(flow_labels,mcpath.flow_label));
