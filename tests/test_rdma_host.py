@@ -450,6 +450,14 @@ def test_async_event_handling(fake_sysfs):
     ctx = ibv.Context.__new__(ibv.Context)           # no device needed
     ctx.handle_async_event((ibv.IBV_EVENT_LID_CHANGE, ep))
     assert ep.lid == 9
+    roce = rdma.get_end_port('roce0')
+    assert len(roce.gids) == 3
+    (fake_sysfs / 'roce0' / 'ports' / '1' / 'gids' / '3').write_text(
+        '0000:0000:0000:0000:0000:ffff:c000:0209\n')
+    assert len(roce.gids) == 3                       # cached
+    ctx.handle_async_event((ibv.IBV_EVENT_GID_CHANGE, roce))
+    assert roce.gids[3] == IBA.GID('::ffff:192.0.2.9')
+    assert len(roce.gids) == 4
     ctx.handle_async_event((ibv.IBV_EVENT_COMM_EST, None))
     for ty in (ibv.IBV_EVENT_QP_FATAL, ibv.IBV_EVENT_DEVICE_FATAL,
                ibv.IBV_EVENT_CQ_ERR):

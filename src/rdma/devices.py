@@ -278,6 +278,11 @@ class EndPort(_SysFS):
         self._pkeys = None
         self.sm_change()
 
+    def gid_change(self):
+        """The GID table changed (IBV_EVENT_GID_CHANGE: on RoCE, an IP
+        address came or went): read it again on next use."""
+        self.gids = GIDList(self._dir)
+
     def __str__(self):
         return f'{self.parent}/{self.port_id}'
 

@@ -536,8 +536,8 @@ class Context(_Wrapper):
 
     def handle_async_event(self, event):
         """Act on an event of get_async_event(): raise AsyncError for the
-        error events, refresh the end port's cached data for LID, P_Key and
-        SM changes, ignore the rest."""
+        error events, refresh the end port's cached data for LID, P_Key,
+        SM and GID table changes, ignore the rest."""
         ty = event[0]
         if ty in self._FATAL:
             raise AsyncError(event)
@@ -550,6 +550,8 @@ class Context(_Wrapper):
             elif ty == _e.IBV_EVENT_SM_CHANGE:
                 self.query_port(port.port_id)
                 port.sm_change()
+            elif ty == _e.IBV_EVENT_GID_CHANGE:
+                port.gid_change()
 
     def fileno(self):
         """The async event file descriptor."""
