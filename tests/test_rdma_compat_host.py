@@ -121,6 +121,13 @@ def test_dr_path():
         {'end_port': None}
     p.drDLID = 7
     assert str(p) == 'DR Path (0, 1, 3) -> 7'
+    # python-rdma's Python 2 str literal is taken as bytes
+    assert IBDRPath(None, drPath='\0\1').__dict__ == \
+        from_string('0,1').__dict__
+    with pytest.raises(TypeError):
+        IBDRPath(None, drPath=[0, 1])
+    with pytest.raises(ValueError):
+        IBDRPath(None, drPath='\u0100')
 
 
 def test_one_way_paths():

@@ -373,8 +373,27 @@ class IBDRPath(IBPath):
     #: SMP drSLID and drDLID (permissive: no LID-routed part)
     drSLID = IBA.LID_PERMISSIVE
     drDLID = IBA.LID_PERMISSIVE
-    #: the port numbers of the route, as bytes (b'\\0' is the local port)
-    drPath = None
+
+    @property
+    def drPath(self):
+        """The port numbers of the route, as bytes (b'\\0' is the local
+        port).  A str (python-rdma's Python 2 spelling, "\\0\\1") is
+        taken as bytes, one port per character."""
+        return self.__dict__.get('drPath')
+
+    @drPath.setter
+    def drPath(self, value):
+        if isinstance(value, str):
+            try:
+                value = value.encode('latin-1')
+            except UnicodeEncodeError:
+                raise ValueError(f'drPath {value!r}: each port number is '
+                                 'one character below 256') from None
+        elif isinstance(value, (bytearray, memoryview)):
+            value = bytes(value)
+        elif not isinstance(value, bytes):
+            raise TypeError(f'drPath is bytes, not {type(value).__name__}')
+        self.__dict__['drPath'] = value
 
     def __init__(self, end_port, **kwargs):
         self.DLID = IBA.LID_PERMISSIVE
