@@ -13,9 +13,11 @@ structs and helpers, implemented as thin Python over pyverbs' objects.
         pd = ctx.pd()
 
 What needs InfiniBand management datagrams (umad, subnet administrator
-queries, SMPs) is not part of this build: get_umad() and SA path queries
-raise RDMAError saying so.  On RoCE, rdma.path.resolve_path(None, path)
-fills a path locally from the GIDs instead of asking an SA.
+queries, SMPs) is not part of this build: get_umad(), get_gmp_mad(), SA
+path queries and the classes of rdma.umad, rdma.vmad and
+rdma.satransactor (which import, so that python-rdma scripts load) raise
+RDMAError saying so.  On RoCE, rdma.path.resolve_path(None, path) fills a
+path locally from the GIDs instead of asking an SA.
 """
 import os
 
