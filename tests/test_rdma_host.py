@@ -40,7 +40,7 @@ def test_gid_text(text, expect):
 def test_gid_forms_and_values():
     g = IBA.GID('fe80::2:c903:0:1491')
     assert IBA.GID(bytes(g), raw=True) == g
-    assert IBA.GID(int(g)) == g and g.prefix == 0xfe80 << 48
+    assert IBA.GID(int(g)) == g and int(g.prefix()) == 0xfe80 << 48
     assert g.guid() == IBA.GUID('0002:c903:0000:1491')
     assert g == bytes(g) and g != IBA.GID('fe80::1')
     assert hash(g) == hash(IBA.GID(str(g)))
@@ -377,18 +377,31 @@ def test_devices(fake_sysfs):
     assert rdma.get_end_port('roce0/1') is rdma.get_end_port('roce0')
     assert rdma.get_end_port('fe80::2:c903:0:1491') is ib
     assert rdma.get_end_port('0002:c903:0000:1491') is ib
-    for bad in ('nosuch', 'roce0/2', 'roce0/x', 'roce0/1/1', 'fe80::99'):
+    # python-rdma also takes the GUID and GID objects themselves
+    assert rdma.get_end_port(ib.port_guid) is ib
+    assert rdma.get_end_port(ib.default_gid) is ib
+    assert rdma.get_device(ib.parent.node_guid) is ib.parent
+    for bad in ('nosuch', 'roce0/2', 'roce0/x', 'roce0/1/1', 'fe80::99',
+                IBA.GID('::'), IBA.GUID('0000:0000:0000:0000'),
+                IBA.GID('fe80::99'), 'xxx'):
         with pytest.raises(rdma.RDMAError):
             rdma.get_end_port(bad)
-    with pytest.raises(TypeError):
-        rdma.get_end_port(1)
+    for bad in (1, 3.5):
+        with pytest.raises(TypeError):
+            rdma.get_end_port(bad)
 
 
 def test_roce_port_gids(fake_sysfs):
     ep = rdma.get_end_port('roce0')
     gid = IBA.GID('::ffff:192.0.2.1')
     assert ep.gids.index(gid) == 2                   # RoCE v2 preferred
-    assert ep.default_gid == gid and ep.is_roce
+    # python-rdma's default GID is index 0 (here the link-local one)
+    assert ep.default_gid == ep.gids[0] and ep.is_roce
+    assert ep.ipv4_gid == gid
+    # the zero entry is in the table but not among the GIDs in use
+    assert ep.gids[3] == IBA.GID() and ep.gids.table_len() == 4
+    assert list(ep.gids.keys()) == [0, 1, 2] and len(ep.gids) == 3
+    assert IBA.GID() not in list(ep.gids)
     assert ep.gids.gid_type(2) == 'RoCE v2' and ep.gids.gid_type(3) is None
     with pytest.raises(ValueError):
         ep.gids.index(IBA.GID('::ffff:192.0.2.9'))
@@ -437,6 +450,14 @@ def test_async_event_handling(fake_sysfs):
     ctx = ibv.Context.__new__(ibv.Context)           # no device needed
     ctx.handle_async_event((ibv.IBV_EVENT_LID_CHANGE, ep))
     assert ep.lid == 9
+    roce = rdma.get_end_port('roce0')
+    assert len(roce.gids) == 3
+    (fake_sysfs / 'roce0' / 'ports' / '1' / 'gids' / '3').write_text(
+        '0000:0000:0000:0000:0000:ffff:c000:0209\n')
+    assert len(roce.gids) == 3                       # cached
+    ctx.handle_async_event((ibv.IBV_EVENT_GID_CHANGE, roce))
+    assert roce.gids[3] == IBA.GID('::ffff:192.0.2.9')
+    assert len(roce.gids) == 4
     ctx.handle_async_event((ibv.IBV_EVENT_COMM_EST, None))
     for ty in (ibv.IBV_EVENT_QP_FATAL, ibv.IBV_EVENT_DEVICE_FATAL,
                ibv.IBV_EVENT_CQ_ERR):

@@ -6,6 +6,7 @@ close cascade, local RoCE path resolution, SRQ and multicast attach.  The
 document's examples, with traffic, are in test_rdma_examples.py."""
 import mmap
 import select
+import threading
 
 import pytest
 
@@ -47,7 +48,10 @@ def test_end_port(ep, dev_name):
         assert ep.pkeys[0] == c.query_pkey(1, 0)
         assert ep.lid == attr.lid and ep.state == attr.state
     if ep.is_roce:
-        assert ep.default_gid.ipv4() is not None
+        # python-rdma's default GID is index 0: on RoCE the link-local one
+        assert ep.default_gid == ep.gids[0]
+        assert ep.default_gid.prefix() == IBA.GUID('fe80:0:0:0')
+        assert ep.ipv4_gid.ipv4() is not None
         with pytest.raises(rdma.RDMAError, match='RoCE'):
             ep.sa_path
     with pytest.raises(rdma.RDMAError):
@@ -301,7 +305,7 @@ def test_buffer_pool_errors(ctx):
     with pytest.raises(TypeError):
         pool.copy_to('text', a)
     with pytest.raises(IndexError):
-        pool.copy_from(5)
+        pool.copy_from(9)       # neither an index nor index | RECV_FLAG
     with pytest.raises(ValueError):
         pool.copy_from(a, offset=17)
     with pytest.raises(ValueError):
@@ -309,6 +313,11 @@ def test_buffer_pool_errors(ctx):
     assert pool.make_sge(b, 16).length == 16
     wr = pool.make_send_wr(a, 8)
     assert wr.wr_id == a and wr.opcode == ibv.IBV_WR_SEND and wr.ah is None
+    assert (pool.RECV_FLAG, pool.BUF_ID_MASK) == (4, 3)
+    assert bytes(pool._mem[a * 16:a * 16 + 16]) == b'x' * 16
+    pool.push(a)
+    with pytest.raises(IndexError, match='not taken'):
+        pool.push(a)
     pool.close()
     with pytest.raises(rdma.RDMAError, match='closed'):
         len(pool)
@@ -331,3 +340,118 @@ def test_multicast(ctx, ep):
                         # refuse to destroy it attached)
     with pytest.raises(TypeError, match='GID'):
         pd.qp(ibv.IBV_QPT_UD, 1, cq, 1, cq).attach_mcast(IBPath(ep))
+
+
+def _ud_loop(ctx, ep, cc=None, depth=8):
+    """A UD QP in RTS that sends to itself; its CQ reports to cc."""
+    pd = ctx.pd()
+    cq = ctx.cq(2 * depth, cc)
+    qp = pd.qp(ibv.IBV_QPT_UD, depth, cq, depth, cq)
+    path = rdma.path.resolve_path(None, IBPath(ep, DGID=ep.default_gid,
+                                               qkey=QKEY))
+    path.sqpn = path.dqpn = qp.qp_num
+    qp.establish(path)
+    return pd, cq, qp, path
+
+
+def test_buffer_pool_wr_ids(ctx, ep):
+    """Receives carry index | RECV_FLAG; finish_wcs takes one wc; _mem
+    holds the buffers at index * size (python-rdma's callers find a
+    datagram's GRH there)."""
+    pd, cq, qp, path = _ud_loop(ctx, ep)
+    pool = rdma.vtools.BufferPool(pd, count=6, size=GRH + 32)
+    assert pool.RECV_FLAG == 8 and pool.BUF_ID_MASK == 7
+    pool.post_recvs(qp, 2)
+    assert len(pool) == 4
+    idx = pool.pop()
+    pool.copy_to(b'datagram', idx)
+    qp.post_send(pool.make_send_wr(idx, 8, path))
+    poller = rdma.vtools.CQPoller(cq)
+    wcs = list(poller.iterwc(count=2, timeout=10))
+    assert len(wcs) == 2 and not poller.timedout
+    recv = next(w for w in wcs if w.opcode & ibv.IBV_WC_RECV)
+    send = next(w for w in wcs if w is not recv)
+    assert recv.wr_id & pool.RECV_FLAG and send.wr_id == idx
+    off = (recv.wr_id & pool.BUF_ID_MASK) * pool.size
+    assert bytes(pool._mem[off + GRH:off + GRH + 8]) == b'datagram'
+    got = ibv.WCPath(ep, recv, pool._mem, off)
+    assert got.SGID == path.SGID and got.DGID == path.DGID
+    for w in wcs:
+        pool.finish_wcs(qp, w)          # one wc at a time
+    # the send buffer came back; the receive was posted again
+    assert len(pool) == 4
+    err = ibv.wc(wr_id=pool.pop() | pool.RECV_FLAG,
+                 status=ibv.IBV_WC_LOC_LEN_ERR, qp_num=qp.qp_num)
+    with pytest.raises(ibv.WCError) as werr:
+        pool.finish_wcs(qp, err)
+    assert werr.value.is_rq is True and werr.value.qp is qp
+    assert len(pool) == 3               # back, and posted again
+
+
+def test_cqpoller_wakeat_moved_forward(ctx, ep):
+    """rdma_bw moves wakeat forward after each completion: iterwc must
+    read it again, or a transfer longer than the first timeout stops."""
+    cc = ctx.comp_channel()
+    pd, cq, qp, path = _ud_loop(ctx, ep, cc)
+    msg = pd.mr(b'tick', 0)
+    ah = pd.ah(path)
+
+    def send():
+        qp.post_send(ibv.send_wr(opcode=ibv.IBV_WR_SEND, sg_list=msg.sge(),
+                                 send_flags=ibv.IBV_SEND_SIGNALED, ah=ah,
+                                 remote_qpn=qp.qp_num, remote_qkey=QKEY))
+
+    poller = rdma.vtools.CQPoller(cq)
+    timer = threading.Timer(0.6, send)
+    timer.start()
+    got = []
+    try:
+        send()
+        for wc in poller.iterwc(timeout=0.3):
+            got.append(wc)
+            poller.wakeat = rdma.tools.clock_monotonic() + 5
+            if len(got) == 2:
+                break
+    finally:
+        timer.cancel()
+        timer.join()
+    assert len(got) == 2 and not poller.timedout
+    assert all(w.status == ibv.IBV_WC_SUCCESS for w in got)
+    # left alone, the deadline stops the iteration
+    t0 = rdma.tools.clock_monotonic()
+    assert list(poller.iterwc(timeout=0.3)) == [] and poller.timedout
+    assert 0.25 <= rdma.tools.clock_monotonic() - t0 < 5
+
+
+def test_cqpoller_services_async_events(ctx, ep):
+    """While it sleeps on the channel, CQPoller hands async events to
+    Context.handle_async_event: an SRQ limit event is no error (nothing
+    raised), the iteration just times out."""
+    cc = ctx.comp_channel()
+    pd = ctx.pd()
+    cq = ctx.cq(8, cc)
+    srq = pd.srq(max_wr=8)
+    qp = pd.qp(ibv.IBV_QPT_UD, 4, cq, 4, cq, srq=srq)
+    qp.establish(IBPath(ep, qkey=QKEY, sqpn=qp.qp_num))
+    pool = rdma.vtools.BufferPool(pd, count=4, size=GRH + 16)
+    pool.post_recvs(srq, 2)
+    srq.modify(srq_limit=2)
+    peer_path = rdma.path.resolve_path(None, IBPath(
+        ep, DGID=ep.default_gid, qkey=QKEY, dqpn=qp.qp_num))
+    peer = pd.qp(ibv.IBV_QPT_UD, 4, cq, 4, cq)
+    peer_path.sqpn = peer.qp_num
+    peer.establish(peer_path)
+    msg = pd.mr(b'go', 0)
+    peer.post_send(ibv.send_wr(opcode=ibv.IBV_WR_SEND, sg_list=msg.sge(),
+                               send_flags=ibv.IBV_SEND_SIGNALED,
+                               ah=pd.ah(peer_path), remote_qpn=qp.qp_num,
+                               remote_qkey=QKEY))
+    poller = rdma.vtools.CQPoller(cq)
+    wcs = list(poller.iterwc(count=2, timeout=10))
+    assert len(wcs) == 2
+    # the limit event came (or comes) while the poller sleeps: handled
+    assert list(poller.iterwc(timeout=0.5)) == [] and poller.timedout
+    p = select.poll()
+    ctx.register_poll(p)
+    assert not [ev for ev in p.poll(0) if ctx.check_poll(ev)], \
+        'the poller left the async event unserviced'

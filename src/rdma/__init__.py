@@ -13,16 +13,18 @@ structs and helpers, implemented as thin Python over pyverbs' objects.
         pd = ctx.pd()
 
 What needs InfiniBand management datagrams (umad, subnet administrator
-queries, SMPs) is not part of this build: get_umad() and SA path queries
-raise RDMAError saying so.  On RoCE, rdma.path.resolve_path(None, path)
-fills a path locally from the GIDs instead of asking an SA.
+queries, SMPs) is not part of this build: get_umad(), get_gmp_mad(), SA
+path queries and the classes of rdma.umad, rdma.vmad and
+rdma.satransactor (which import, so that python-rdma scripts load) raise
+RDMAError saying so.  On RoCE, rdma.path.resolve_path(None, path) fills a
+path locally from the GIDs instead of asking an SA.
 """
 import os
 
 __all__ = ['RDMAError', 'SysError', 'MADError', 'MADTimeoutError',
            'MADClassError', 'get_end_port', 'get_device', 'get_devices',
-           'get_verbs', 'get_umad', 'IBA', 'devices', 'path', 'ibverbs',
-           'vtools']
+           'get_verbs', 'get_umad', 'get_gmp_mad', 'IBA', 'devices', 'path',
+           'ibverbs', 'vtools', 'tools']
 
 
 class RDMAError(Exception):
@@ -81,30 +83,42 @@ def get_devices(refresh=False):
     return devices.get_devices(refresh)
 
 
-def _lookup(name):
-    """The device list and the GUID name stands for (None if none)."""
+def _devices():
     devs = get_devices()
     if len(devs) == 0:
         raise RDMAError('No RDMA devices found.')
-    if name is None:
-        return devs, None
+    return devs
+
+
+def _as_guid(name):
+    """The GUID name is or writes, else None (TypeError for a type that
+    names nothing)."""
+    if isinstance(name, IBA.GUID):
+        return name
+    if isinstance(name, IBA.GID):
+        return None
     if not isinstance(name, str):
-        raise TypeError(f'name must be a str, not {type(name).__name__}')
+        raise TypeError(f'name must be a str, an IBA.GUID or an IBA.GID, '
+                        f'not {type(name).__name__}')
     try:
-        return devs, IBA.GUID(name)
+        return IBA.GUID(name)
     except ValueError:
-        return devs, None
+        return None
 
 
 def get_device(name=None):
-    """The RDMADevice called name (or whose node GUID is name); the first
-    device if name is None."""
+    """The RDMADevice called name, or whose node GUID is name (a str or
+    an IBA.GUID); the first device if name is None.  RDMAError if there
+    is none."""
     from rdma import devices
-    devs, guid = _lookup(name)
+    devs = _devices()
     if name is None:
         return devs.first()
+    guid = _as_guid(name)
     if guid is not None:
         return devices.find_node_guid(devs, guid)
+    if not isinstance(name, str):
+        raise TypeError('a device is named by a str or an IBA.GUID')
     try:
         return devs[name]
     except KeyError:
@@ -114,12 +128,16 @@ def get_device(name=None):
 def get_end_port(name=None):
     """An rdma.devices.EndPort: the first port of the first device if name
     is None, else the port name describes: 'rxe0' (its first port),
-    'rxe0/1', a port GID ('fe80::...', '::ffff:192.0.2.1') or a port GUID
-    ('0002:c903:0000:1491')."""
+    'rxe0/1', a port GID ('fe80::...', '::ffff:192.0.2.1', or an IBA.GID)
+    or a port GUID ('0002:c903:0000:1491', or an IBA.GUID).  RDMAError if
+    no port matches."""
     from rdma import devices
-    devs, guid = _lookup(name)
+    devs = _devices()
     if name is None:
         return devs.first().end_ports.first()
+    if isinstance(name, IBA.GID):
+        return devices.find_port_gid(devs, name)[0]
+    guid = _as_guid(name)
     if guid is not None:
         return devices.find_port_guid(devs, guid)
     if ':' in name:
@@ -143,4 +161,10 @@ def get_umad(port, **kwargs):
     raise _no_mads('rdma.get_umad()')
 
 
-from rdma import IBA, devices, path, ibverbs, vtools  # noqa: E402
+def get_gmp_mad(port, path=None, verbs=None, **kwargs):
+    """python-rdma's GMP (SA, PMA ...) MAD interface: not in this build
+    (raises RDMAError)."""
+    raise _no_mads('rdma.get_gmp_mad()')
+
+
+from rdma import IBA, devices, path, ibverbs, tools, vtools  # noqa: E402

@@ -54,8 +54,11 @@ class DeviceList:
     def keys(self):
         return self._keys
 
+    def _has(self, key):
+        return key in self._keys
+
     def __getitem__(self, key):
-        if key not in self._keys:
+        if not self._has(key):
             raise KeyError(key)
         try:
             return self._data[key]
@@ -81,15 +84,32 @@ class DeviceList:
 class GIDList(DeviceList):
     """The GID table of a port (sysfs gids/N, with gid_attrs/types/N).
 
+    The kernel shows an unused entry as the zero GID (::), which names no
+    port: iterating, len(), keys() and index() cover the entries in use
+    (read once, on first need); gids[n] reads any entry of the table.
     index(gid) prefers a RoCE v2 entry when the same GID is listed for
-    RoCE v1 and v2 (hardware that offers both); unused (all-zero) entries
-    are never matched."""
+    RoCE v1 and v2 (hardware that offers both)."""
 
     def __init__(self, port_dir):
         self._dir = port_dir
-        names = os.listdir(port_dir + 'gids')
-        super().__init__(sorted(int(n) for n in names),
-                         lambda i: IBA.GID(_read(f'{port_dir}gids/{i}')))
+        self._table = frozenset(int(n) for n in os.listdir(port_dir + 'gids'))
+        self._make = lambda i: IBA.GID(_read(f'{port_dir}gids/{i}'))
+        self._data = {}
+        self._used = None
+
+    @property
+    def _keys(self):
+        if self._used is None:
+            self._used = tuple(k for k in sorted(self._table)
+                               if int(self[k]))
+        return self._used
+
+    def _has(self, key):
+        return key in self._table
+
+    def table_len(self):
+        """The number of entries of the table, used or not."""
+        return len(self._table)
 
     def gid_type(self, idx):
         """'RoCE v2', 'IB/RoCE v1', ... for a used entry; None when the
@@ -101,8 +121,6 @@ class GIDList(DeviceList):
 
     def index(self, value):
         value = IBA.GID(value)
-        if not int(value):
-            raise ValueError('the zero GID is not a port GID')
         found = None
         for k in self._keys:
             if self[k] == value:
@@ -115,31 +133,37 @@ class GIDList(DeviceList):
         return found
 
     def used(self):
-        """(index, GID) of the non-zero entries."""
-        out = []
-        for k in self._keys:
-            g = self[k]
-            if int(g):
-                out.append((k, g))
-        return out
+        """(index, GID) of the entries in use."""
+        return [(k, self[k]) for k in self._keys]
 
 
 class _SysFS:
     """Values read from the files of directory _dir, cached."""
     _dir = ''
 
-    def _sysfs(self, name, conv=str):
+    def _sysfs(self, name, conv=str, optional=False):
+        """The value of file name; optional: None when the driver does
+        not have the file."""
         try:
             return self._cache[name]
         except KeyError:
             pass
         try:
             value = conv(_read(self._dir + name))
+        except FileNotFoundError:
+            if not optional:
+                raise rdma.RDMAError(f'{self._dir}{name} does not '
+                                     'exist') from None
+            value = None
         except (OSError, ValueError) as err:
             raise rdma.RDMAError(f'cannot read {self._dir}{name}: {err}') \
                 from err
         self._cache[name] = value
         return value
+
+
+def _optional(name, doc):
+    return property(lambda self: self._sysfs(name, optional=True), doc=doc)
 
 
 class EndPort(_SysFS):
@@ -187,18 +211,18 @@ class EndPort(_SysFS):
 
     @property
     def default_gid(self):
-        """The GID this port is best reached by.  InfiniBand: GID 0.  RoCE:
-        the first IPv4-mapped RoCE v2 GID, else the first RoCE v2 one, else
-        GID 0 (python-rdma always answered GID 0, the link-local one)."""
-        if self.is_roce:
-            used = self.gids.used()
-            v2 = [g for i, g in used if self.gids.gid_type(i) == ROCE_V2]
-            for g in v2:
-                if g.ipv4() is not None:
-                    return g
-            if v2:
-                return v2[0]
+        """GID index 0, as python-rdma: on InfiniBand the port GID, on
+        RoCE the IPv6 link-local one (made from the MAC address)."""
         return self.gids[0]
+
+    @property
+    def ipv4_gid(self):
+        """The first IPv4-mapped RoCE v2 GID of a RoCE port (what rdma_cm
+        and most RoCE tools address it by), else None."""
+        for i, g in self.gids.used():
+            if g.ipv4() is not None and self.gids.gid_type(i) == ROCE_V2:
+                return g
+        return None
 
     @property
     def subnet_timeout(self):
@@ -254,6 +278,11 @@ class EndPort(_SysFS):
         self._pkeys = None
         self.sm_change()
 
+    def gid_change(self):
+        """The GID table changed (IBV_EVENT_GID_CHANGE: on RoCE, an IP
+        address came or went): read it again on next use."""
+        self.gids = GIDList(self._dir)
+
     def __str__(self):
         return f'{self.parent}/{self.port_id}'
 
@@ -281,10 +310,15 @@ class RDMADevice(_SysFS):
     sys_image_guid = property(lambda self: self._sysfs('sys_image_guid',
                                                        IBA.GUID))
     node_desc = property(lambda self: self._sysfs('node_desc'))
-    fw_ver = property(lambda self: self._sysfs('fw_ver'))
-    board_id = property(lambda self: self._sysfs('board_id'))
-    hw_ver = property(lambda self: self._sysfs('hw_rev'))
-    hca_type = property(lambda self: self._sysfs('hca_type'))
+    # Drivers export these when they have them (rxe has no board_id,
+    # hw_rev or hca_type): None when absent.
+    fw_ver = _optional('fw_ver', 'firmware version (None if none)')
+    board_id = _optional('board_id', 'board ID (None if the driver has '
+                         'none)')
+    hw_ver = _optional('hw_rev', 'hardware revision (None if the driver '
+                       'has none)')
+    hca_type = _optional('hca_type', 'HCA type (None if the driver has '
+                         'none)')
 
     def __str__(self):
         return self.name
@@ -310,8 +344,11 @@ def get_devices(refresh=False):
 
 
 def find_port_gid(devices, gid):
-    """(EndPort, GID index) of the port that has gid."""
+    """(EndPort, GID index) of the port that has gid (RDMAError if none
+    has; the zero GID names no port)."""
     gid = IBA.GID(gid)
+    if not int(gid):
+        raise rdma.RDMAError(f'RDMA end port {gid} not found.')
     for dev in devices:
         for ep in dev.end_ports:
             try:

@@ -18,6 +18,7 @@ import weakref
 import rdma
 import rdma.path
 from rdma import IBA
+from rdma.tools import Struct as _Struct
 import pyverbs.enums as _e
 from pyverbs import addr as _addr
 from pyverbs import cq as _cq
@@ -137,63 +138,6 @@ def _sys_error(err, func, msg):
 
 
 # ---- keyword structs ---------------------------------------------------
-
-class _Struct:
-    """A mutable record built from keywords; MASK has the mask bit of each
-    field given to the constructor or assigned since."""
-    _fields = ()
-    _finfo = {}
-
-    def __init_subclass__(cls, **kw):
-        super().__init_subclass__(**kw)
-        cls._finfo = {f[0]: (f[1], f[2] if len(f) > 2 else 0)
-                      for f in cls._fields}
-
-    def __init__(self, **kwargs):
-        finfo = self._finfo
-        for k in kwargs:
-            if k not in finfo:
-                raise TypeError(f"{type(self).__name__}() got an unexpected "
-                                f"keyword argument '{k}'")
-        mask = 0
-        d = self.__dict__
-        for k, (default, bit) in finfo.items():
-            if k in kwargs:
-                d[k] = kwargs[k]
-                mask |= bit
-            else:
-                d[k] = default() if callable(default) else default
-        d['MASK'] = mask
-
-    def __setattr__(self, k, v):
-        if k == 'MASK':
-            self.__dict__[k] = v
-            return
-        f = self._finfo.get(k)
-        if f is None:
-            raise AttributeError(f"'{type(self).__name__}' object has no "
-                                 f"attribute '{k}'")
-        self.__dict__[k] = v
-        self.__dict__['MASK'] |= f[1]
-
-    def __str__(self):
-        out = []
-        for k, (_, bit) in self._finfo.items():
-            s = f'{k}={getattr(self, k)}'
-            if self.MASK & bit:
-                s += '*'
-            out.append(s)
-        return ','.join(out)
-
-    def __repr__(self):
-        args = ', '.join(f'{k}={getattr(self, k)!r}' for k in self._finfo)
-        return f'{type(self).__name__}({args})'
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.__dict__ == other.__dict__
-
-    __hash__ = None  # mutable
-
 
 class wc(_Struct):
     """A work completion (struct ibv_wc)."""
@@ -592,8 +536,8 @@ class Context(_Wrapper):
 
     def handle_async_event(self, event):
         """Act on an event of get_async_event(): raise AsyncError for the
-        error events, refresh the end port's cached data for LID, P_Key and
-        SM changes, ignore the rest."""
+        error events, refresh the end port's cached data for LID, P_Key,
+        SM and GID table changes, ignore the rest."""
         ty = event[0]
         if ty in self._FATAL:
             raise AsyncError(event)
@@ -606,6 +550,8 @@ class Context(_Wrapper):
             elif ty == _e.IBV_EVENT_SM_CHANGE:
                 self.query_port(port.port_id)
                 port.sm_change()
+            elif ty == _e.IBV_EVENT_GID_CHANGE:
+                port.gid_change()
 
     def fileno(self):
         """The async event file descriptor."""

@@ -19,7 +19,8 @@ import re
 import rdma
 from rdma import IBA
 
-__all__ = ['Path', 'IBPath', 'SAPathNotFoundError', 'resolve_path',
+__all__ = ['Path', 'IBPath', 'IBDRPath', 'SAPathNotFoundError',
+           'resolve_path',
            'get_mad_path', 'fill_path', 'from_spec_string', 'from_string',
            'LOCAL_ROCE_HOP_LIMIT']
 
@@ -27,7 +28,7 @@ __all__ = ['Path', 'IBPath', 'SAPathNotFoundError', 'resolve_path',
 LOCAL_ROCE_HOP_LIMIT = 64
 
 
-class SAPathNotFoundError(rdma.RDMAError):
+class SAPathNotFoundError(rdma.MADClassError):
     """python-rdma raises it when the SA has no path; kept for except
     clauses (this build never queries an SA)."""
 
@@ -60,7 +61,9 @@ class Path:
         applied."""
         cls, _, state = self.__reduce__()
         state.update(kwargs)
-        return cls(self.end_port, **state)
+        new = cls(self.end_port)
+        new.__setstate__(state)
+        return new
 
     def drop_cache(self):
         """Forget cached values (AHs, indexes)."""
@@ -74,19 +77,38 @@ class Path:
                 getattr(cls, k, None) != v}
 
     def __reduce__(self):
-        """Pickled without end_port and cached values."""
-        return (type(self), (None,), self._state())
+        """Pickled without end_port and cached values; the one-way paths
+        of an IBPath (forward/return) go with it, as their own state."""
+        state = self._state()
+        for k in ('_forward_path', '_return_path'):
+            sub = self.__dict__.get(k)
+            if sub is not None:
+                state[k] = sub.__reduce__()
+        return (type(self), (None,), state)
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        cls = type(self)
+        for k, v in state.items():
+            if k in ('_forward_path', '_return_path'):
+                if isinstance(v, tuple):
+                    sub = v[0](None)
+                    sub.__setstate__(v[2])
+                    v = sub
+            elif k.startswith('_') or not hasattr(cls, k):
+                raise TypeError(f'{cls.__name__} has no attribute {k!r}')
+            setattr(self, k, v)
+
+    def complete(self):
+        """True if the path can be used: it has an end port."""
+        return self.end_port is not None
 
     def __repr__(self):
         cls = type(self)
-        keys = ', '.join(
-            f'{k}={getattr(cls, "_format_" + k, repr)(v)}'
+        keys = ''.join(
+            f', {k}={getattr(cls, "_format_" + k, repr)(v)}'
             for k, v in self._state().items())
         ep = None if self.end_port is None else str(self.end_port)
-        return f'{cls.__name__}(end_port={ep!r}, {keys})'
+        return f'{cls.__name__}(end_port={ep!r}{keys})'
 
 
 class IBPath(Path):
@@ -124,6 +146,20 @@ class IBPath(Path):
     drdatomic = 255
     #: RDMA READ/atomic requests we may have outstanding
     srdatomic = 255
+    #: one-way paths (when the two directions differ): see forward_path
+    _forward_path = None
+    _return_path = None
+
+    def complete(self):
+        """True if the path has unicast LIDs, both GIDs when it has a
+        GRH, a destination QP and an end port.  (A RoCE path, whose LIDs
+        are 0, is never complete in this sense.)"""
+        for lid in (self.DLID, self.SLID):
+            if not IBA.LID_RESERVED < lid < IBA.LID_MULTICAST:
+                return False
+        if self.has_grh and (self.SGID is None or self.DGID is None):
+            return False
+        return self.dqpn is not None and super().complete()
 
     def reverse(self, for_reply=True):
         """Turn the path around in place (IBA 13.5.4): source and
@@ -139,8 +175,53 @@ class IBPath(Path):
             self.sack_resp_time, self.dack_resp_time
         self.dqpsn, self.sqpsn = self.sqpsn, self.dqpsn
         self.drdatomic, self.srdatomic = self.srdatomic, self.drdatomic
+        self._forward_path, self._return_path = \
+            self._return_path, self._forward_path
         self.drop_cache()
         return self
+
+    def copy_qp_params(self, rhs):
+        """Take the QP part of path rhs: QPNs, Q_Key, PSNs, RNR timer, ACK
+        delays and RDMA READ/atomic depths."""
+        for k in ('dqpn', 'sqpn', 'qkey', 'min_rnr_timer', 'dack_resp_time',
+                  'sack_resp_time', 'dqpsn', 'sqpsn', 'drdatomic',
+                  'srdatomic'):
+            setattr(self, k, getattr(rhs, k))
+
+    def _one_way(self, which):
+        sub = self.__dict__.get(which)
+        if sub is None:
+            return self
+        sub.end_port = self.end_port
+        sub.copy_qp_params(self)
+        return sub
+
+    @property
+    def forward_path(self):
+        """The path for packets we send: this path itself, unless a
+        separate one-way path was set in _forward_path (its addressing
+        with this path's end port and QP part)."""
+        return self._one_way('_forward_path')
+
+    @property
+    def return_path(self):
+        """The path packets come back by: like forward_path, with
+        _return_path."""
+        return self._one_way('_return_path')
+
+    def set_end_port(self, node):
+        """Set end_port to the port of node (an rdma.devices.RDMADevice)
+        that has SGID in its GID table; RDMAError if none has."""
+        if self.SGID is not None:
+            for ep in node.end_ports:
+                try:
+                    ep.gids.index(self.SGID)
+                except ValueError:
+                    continue
+                self.end_port = ep
+                self.drop_cache()
+                return
+        raise rdma.RDMAError(f'RDMA end port {self.SGID!r} not found.')
 
     def _need_port(self):
         if self.end_port is None:
@@ -180,12 +261,12 @@ class IBPath(Path):
         except AttributeError:
             pass
         ep = self._need_port()
-        try:
-            self._cached_pkey_index = ep.pkeys.index(self.pkey)
-        except ValueError:
-            raise rdma.RDMAError(f'PKey 0x{self.pkey:x} not available on '
-                                 f'{ep}') from None
-        return self._cached_pkey_index
+        # the P_Key itself, else its other membership (full/limited)
+        for pk in (self.pkey, self.pkey ^ IBA.PKEY_MEMBERSHIP_BIT):
+            if pk in ep.pkeys:
+                self._cached_pkey_index = ep.pkeys.index(pk)
+                return self._cached_pkey_index
+        raise rdma.RDMAError(f'PKey 0x{self.pkey:x} not available on {ep}')
 
     @pkey_index.setter
     def pkey_index(self, value):
@@ -258,6 +339,98 @@ class IBPath(Path):
             res = f'{self.SLID!r} -> {self.DLID!r}'
         return (f'Path {res} SL={self.SL!r} PKey=0x{self.pkey:x} '
                 f'DQPN={self.dqpn!r}')
+
+
+def _dr_bytes(hops, text):
+    """drPath bytes from a list of port numbers; ValueError unless they
+    start at 0 and each fits in 0..254."""
+    if not hops or hops[0] != 0 or not all(0 <= h < 255 for h in hops):
+        raise ValueError(f'Invalid DR path specification {text!r}')
+    return bytes(hops)
+
+
+def _dr_parse(text, sep):
+    """The drPath of '0,1,' (sep ',') or '0:1:' (sep ':'): port numbers,
+    an optional trailing separator."""
+    parts = text.split(sep)
+    if len(parts) < 2:
+        raise ValueError(f'Invalid DR path specification {text!r}')
+    if parts[-1] == '':
+        parts.pop()
+    try:
+        hops = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f'Invalid DR path specification {text!r}') \
+            from None
+    return _dr_bytes(hops, text)
+
+
+class IBDRPath(IBPath):
+    """A directed route path (an SMP through QP0 along drPath, the port
+    numbers to leave by, starting with 0).  Building, printing and parsing
+    one works; sending SMPs needs rdma.umad, which this build lacks.  By
+    default it is the route to the local port (permissive LIDs, QP0)."""
+    #: SMP drSLID and drDLID (permissive: no LID-routed part)
+    drSLID = IBA.LID_PERMISSIVE
+    drDLID = IBA.LID_PERMISSIVE
+
+    @property
+    def drPath(self):
+        """The port numbers of the route, as bytes (b'\\0' is the local
+        port).  A str (python-rdma's Python 2 spelling, "\\0\\1") is
+        taken as bytes, one port per character."""
+        return self.__dict__.get('drPath')
+
+    @drPath.setter
+    def drPath(self, value):
+        if isinstance(value, str):
+            try:
+                value = value.encode('latin-1')
+            except UnicodeEncodeError:
+                raise ValueError(f'drPath {value!r}: each port number is '
+                                 'one character below 256') from None
+        elif isinstance(value, (bytearray, memoryview)):
+            value = bytes(value)
+        elif not isinstance(value, bytes):
+            raise TypeError(f'drPath is bytes, not {type(value).__name__}')
+        self.__dict__['drPath'] = value
+
+    def __init__(self, end_port, **kwargs):
+        self.DLID = IBA.LID_PERMISSIVE
+        self.SLID = IBA.LID_PERMISSIVE
+        self.drPath = b'\0'
+        self.dqpn = 0
+        self.sqpn = 0
+        self.qkey = IBA.IB_DEFAULT_QP0_QKEY
+        super().__init__(end_port, **kwargs)
+
+    @property
+    def SGID_index(self):
+        """A DR path has no GIDs: AttributeError."""
+        raise AttributeError('a directed route path has no SGID')
+
+    @property
+    def has_grh(self):
+        """Always False: a DR path has no GRH."""
+        return False
+
+    def complete(self):
+        return self.end_port is not None and bool(self.drPath)
+
+    @staticmethod
+    def _format_drPath(v):
+        return ''.join(f'{h}:' for h in v)
+
+    def __str__(self):
+        hops = tuple(self.drPath)
+        lid_start = self.drSLID != IBA.LID_PERMISSIVE
+        lid_end = self.drDLID != IBA.LID_PERMISSIVE
+        text = f'DR Path {hops!r}'
+        if lid_start:
+            text = f'DR Path {self.DLID} -> {hops!r}'
+        if lid_end:
+            text += f' -> {self.drDLID}'
+        return text
 
 
 # PathRecord component names (python-rdma's properties=) -> IBPath names
@@ -365,48 +538,97 @@ def fill_path(qp, path, max_rd_atomic=255):
     return path
 
 
-_CLASSES = {'Path': Path, 'IBPath': IBPath}
+_CLASSES = {'Path': Path, 'IBPath': IBPath, 'IBDRPath': IBDRPath}
+
+
+def _spec_value(cls, k, v):
+    """The value of attribute k of a path spec, from its text v."""
+    if v.startswith('GID(') and v.endswith(')'):
+        v = v[4:-1].strip('\'"')
+    if k == 'end_port':
+        v = v.strip('\'"')
+        if v == 'None':
+            return None
+        try:
+            return rdma.get_end_port(v)
+        except rdma.RDMAError as err:
+            raise ValueError(f'Could not find {v!r}: {err}') from None
+    if k.startswith('_') or not hasattr(cls, k):
+        raise ValueError(f'Path attribute {k!r} is not known')
+    if 'GID' in k and k != 'SGID_index':
+        return IBA.GID(v)
+    if k == 'drPath':
+        return _dr_parse(v, ':')
+    try:
+        return int(v, 0)
+    except ValueError:
+        raise ValueError(f'{k!r}={v!r} is not a valid integer') from None
 
 
 def from_spec_string(s):
     """The path of a repr() string, e.g. "IBPath(end_port='rxe0/1',
-    DGID=GID('::ffff:192.0.2.2'), qkey=0x11)".  Only integers, GIDs and the
-    end port are parsed (nothing is evaluated), so untrusted text is safe.
-    ValueError if it cannot be parsed."""
+    DGID=GID('::ffff:192.0.2.2'), qkey=0x11)": at least one attribute;
+    integers, GIDs, a DR route and the end port are parsed (nothing is
+    evaluated), so untrusted text is safe.  ValueError if it cannot be
+    parsed, names an unknown attribute or an end port that is not here."""
     m = re.match(r'^\s*(\w+)\(\s*(.*?)\s*\)\s*$', s)
     if m is None or m.group(1) not in _CLASSES:
         raise ValueError(f'Invalid path specification {s!r}')
     cls = _CLASSES[m.group(1)]
     kwargs = {}
-    for item in filter(None, (i.strip() for i in m.group(2).split(','))):
+    for item in m.group(2).split(','):
         k, sep, v = (t.strip() for t in item.partition('='))
-        if not sep or not v:
+        if not sep or not k or not v:
             raise ValueError(f'Invalid path specification {s!r}')
-        if k != 'end_port' and (k.startswith('_') or not hasattr(cls, k)):
-            raise ValueError(f'Path attribute {k!r} is not known')
-        if v.startswith('GID(') and v.endswith(')'):
-            v = v[4:-1].strip('\'"')
-        if k == 'end_port':
-            v = v.strip('\'"')
-            kwargs[k] = None if v == 'None' else rdma.get_end_port(v)
-        elif 'GID' in k:
-            kwargs[k] = IBA.GID(v)
-        else:
-            try:
-                kwargs[k] = int(v, 0)
-            except ValueError:
-                raise ValueError(f'{k!r}={v!r} is not a valid integer') \
-                    from None
+        kwargs[k] = _spec_value(cls, k, v)
     ep = kwargs.pop('end_port', None)
-    return cls(ep, **kwargs)
+    try:
+        return cls(ep, **kwargs)
+    except TypeError as err:
+        raise ValueError(f'Invalid path specification {s!r}: {err}') \
+            from None
+
+
+def _port_of_gid(gid, require_dev):
+    """The end port a destination GID outside the link-local prefix says
+    to use: the port that has the GID itself, else the first whose subnet
+    prefix it shares (python-rdma's rule; the zero prefix of IPv4-mapped
+    RoCE GIDs is no subnet and matches only the GID itself).  None if no
+    port matches, or the GID is link-local (it names no subnet)."""
+    prefix = int(gid) >> 64
+    if prefix == IBA.GID_DEFAULT_PREFIX:
+        return None
+    ports = [ep for dev in rdma.get_devices()
+             if require_dev is None or dev is require_dev
+             for ep in dev.end_ports]
+    for ep in ports:
+        if any(g == gid for g in ep.gids):
+            return ep
+    for ep in ports if prefix else ():
+        if any(int(g) >> 64 == prefix for g in ep.gids):
+            return ep
+    return None
 
 
 def from_string(s, default_end_port=None, require_dev=None,
                 require_ep=None):
-    """A path from text: a GID ('::ffff:192.0.2.2'), a scoped GID
-    ('...%rxe0/1': that end port), a LID ('12', '0xc') or a repr() of a
-    path.  ValueError if it cannot be parsed or names another port than
-    require_dev/require_ep."""
+    """A path from text:
+
+    - a GID ('fe80::1', '::ffff:192.0.2.2'): DGID; a GID that a local port
+      has, or whose (non-link-local) subnet prefix one has, picks that end
+      port;
+    - a scoped GID ('fe80::1%rxe0/1'): DGID, and that end port;
+    - a port GUID ('0002:c903:0000:1491'): DGID fe80:: + GUID;
+    - a LID ('12', '0xc'): DLID;
+    - a DR route ('0,1,'): an IBDRPath;
+    - a repr() of a path (from_spec_string).
+
+    end_port is default_end_port (require_ep if given) when the text does
+    not pick one.  ValueError if the text cannot be parsed, or names
+    another port than require_dev/require_ep."""
+    if not isinstance(s, str):
+        raise TypeError(f'a path is parsed from a str, not '
+                        f'{type(s).__name__}')
     if require_ep is not None:
         default_end_port = require_ep
 
@@ -416,6 +638,7 @@ def from_string(s, default_end_port=None, require_dev=None,
         if require_ep is not None and ep is not require_ep:
             raise ValueError(f'Path requires end port {require_ep}, '
                              f'got {ep}')
+        return ep
 
     if '(' in s:
         ret = from_spec_string(s)
@@ -424,17 +647,19 @@ def from_string(s, default_end_port=None, require_dev=None,
         else:
             check(ret.end_port)
         return ret
-    gid, sep, scope = s.partition('%')
+    if ',' in s:
+        return IBDRPath(default_end_port, drPath=_dr_parse(s, ','))
+    text, sep, scope = s.partition('%')
     if sep:
         try:
             ep = rdma.get_end_port(scope)
         except rdma.RDMAError as err:
             raise ValueError(f'Could not find {scope!r}: {err}') from None
-        check(ep)
-        return IBPath(ep, DGID=IBA.GID(gid))
-    if ':' in s:
-        return IBPath(default_end_port, DGID=IBA.GID(s))
-    try:
-        return IBPath(default_end_port, DLID=int(s, 0))
-    except ValueError:
-        raise ValueError(f'Invalid destination {s!r}') from None
+        return IBPath(check(ep), DGID=IBA.GID(text))
+    addr = IBA.conv_ep_addr(s)
+    if isinstance(addr, IBA.GID):
+        ep = None if require_ep is not None else \
+            _port_of_gid(addr, require_dev)
+        return IBPath(default_end_port if ep is None else check(ep),
+                      DGID=addr)
+    return IBPath(default_end_port, DLID=addr)
