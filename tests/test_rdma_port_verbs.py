@@ -9,9 +9,6 @@
 #  - _get_loop: the SA PathRecord query (rdma.get_gmp_mad + resolve_path
 #    (vmad, path_a)) -> rdma.path.resolve_path(None, path_a), the local RoCE
 #    resolution (rxe is RoCE: there is no SA)
-#  - test_basic: pd.ah(end_port.sa_path) -> on a RoCE port, an AH of a
-#    locally resolved path to the port's own GID (RoCE has no SA, so no
-#    sa_path); test_basic's other checks are unchanged
 #  - two rxe differences from an InfiniBand HCA end a test as skipped
 #    (with the reason) after every other check of it has run:
 #    _do_loop_test_mc's flow_label check (rxe sends RoCE v2 with flow
@@ -86,11 +83,7 @@ class umad_self_test(unittest.TestCase):
         print(mr,repr(mr))
         print("MR",mr.addr,mr.length,mr.lkey,mr.rkey)
         self.assertRaises(TypeError,pd.ah,None);
-        if self.end_port.link_layer == "Ethernet":
-            ah = pd.ah(rdma.path.resolve_path(None,rdma.path.IBPath(
-                self.end_port,DGID=self.end_port.default_gid)));
-        else:
-            ah = pd.ah(self.end_port.sa_path);
+        ah = pd.ah(self.end_port.sa_path);
         print(ah,repr(ah))
 
         srq = pd.srq();

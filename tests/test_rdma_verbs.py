@@ -237,6 +237,20 @@ def test_local_resolution(ctx, ep, dev_names):
     assert isinstance(pd.ah(attr), ibv.AH)
 
 
+def test_roce_sa_path(ctx, ep):
+    """RoCE has no subnet administrator: sa_path is the path to this
+    port's own GSI QP (QP1) by its GID 0, resolved locally, so that
+    python-rdma's pd.ah(end_port.sa_path) makes an AH."""
+    sa = ep.sa_path
+    assert ep.sa_path is sa
+    assert (sa.DGID, sa.SGID, sa.dqpn, sa.sqpn, sa.qkey, sa.has_grh) == \
+        (ep.default_gid, ep.default_gid, 1, 1, IBA.IB_DEFAULT_QP1_QKEY, True)
+    assert sa.SGID_index == 0
+    assert isinstance(ctx.pd().ah(sa), ibv.AH)
+    ep.sm_change()
+    assert ep.sa_path is not sa
+
+
 def test_srq_traffic(ctx, ep, dev_names):
     peer = rdma.get_end_port(dev_names[-1])
     pd = ctx.pd()

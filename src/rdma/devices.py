@@ -236,14 +236,13 @@ class EndPort(_SysFS):
 
     @property
     def sa_path(self):
-        """The path to the subnet administrator.  An InfiniBand notion: a
-        RoCE port has none (RDMAError); on InfiniBand the path is built
-        from the port's SM LID, but sending on it needs rdma.umad, which
-        this build lacks."""
-        if self.is_roce:
-            raise rdma.RDMAError(f'{self} is a RoCE port: RoCE has no subnet '
-                                 'administrator (resolve paths locally with '
-                                 'rdma.path.resolve_path(None, path))')
+        """The path to the subnet administrator: QP1 of the SM's LID on
+        InfiniBand (sending on it needs rdma.umad, which this build lacks).
+        A RoCE port has no subnet administrator: its sa_path addresses QP1
+        (the GSI QP, where an SA would listen) of this port itself, by its
+        default GID, resolved locally (rdma.path.resolve_path), so that
+        what python-rdma's users build on it (an AH: pd.ah(sa_path)) works;
+        no SA answers there."""
         try:
             return self._cache['sa_path']
         except KeyError:
@@ -253,10 +252,16 @@ class EndPort(_SysFS):
                 break
         else:
             raise rdma.RDMAError('Could not find the SA default PKey')
-        path = rdma.path.IBPath(self, DLID=self.sm_lid, SLID=self.lid,
-                                SL=self.sm_sl, dqpn=1, sqpn=1,
-                                qkey=IBA.IB_DEFAULT_QP1_QKEY, pkey=pk,
-                                packet_life_time=self.subnet_timeout)
+        if self.is_roce:
+            path = rdma.path.resolve_path(None, rdma.path.IBPath(
+                self, DGID=self.default_gid, SGID=self.default_gid,
+                dqpn=1, sqpn=1,
+                qkey=IBA.IB_DEFAULT_QP1_QKEY, pkey=pk))
+        else:
+            path = rdma.path.IBPath(self, DLID=self.sm_lid, SLID=self.lid,
+                                    SL=self.sm_sl, dqpn=1, sqpn=1,
+                                    qkey=IBA.IB_DEFAULT_QP1_QKEY, pkey=pk,
+                                    packet_life_time=self.subnet_timeout)
         self._cache['sa_path'] = path
         return path
 
