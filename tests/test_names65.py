@@ -35,10 +35,14 @@ def tool():
     return _tool()
 
 
-@pytest.fixture(scope='module')
-def listing():
+def _load_listing():
     with open(LISTING, encoding='utf-8') as f:
         return json.load(f)
+
+
+@pytest.fixture(scope='module')
+def listing():
+    return _load_listing()
 
 
 def test_listing_is_upstream_65(listing, tool):
@@ -91,3 +95,68 @@ def test_check_reports_what_lacks(tool):
     assert any(x.startswith('pyverbs.no_such_module: does not import')
                for x in lacks)
     assert len(lacks) == 4
+
+
+# ---- the names upstream's modules carry from elsewhere: the same objects
+
+_EXCEPTIONS = ('PyverbsError', 'PyverbsRDMAError', 'PyverbsUserError')
+
+
+def _carried(listing):
+    for mod, names in sorted(listing.items()):
+        for name in names:
+            if name in _EXCEPTIONS + ('PyverbsRDMAErrno',):
+                yield mod, name
+
+
+@pytest.mark.parametrize('mod,name', list(_carried(_load_listing())))
+def test_exception_names_are_pyverbs_error(mod, name):
+    """from pyverbs.pd import PyverbsRDMAError & co: the classes of
+    pyverbs.pyverbs_error (PyverbsRDMAErrno: pyverbs.base's function)."""
+    import importlib
+    import pyverbs.base
+    import pyverbs.pyverbs_error
+    source = pyverbs.base if name == 'PyverbsRDMAErrno' else \
+        pyverbs.pyverbs_error
+    assert getattr(importlib.import_module(mod), name) is \
+        getattr(source, name)
+
+
+@pytest.mark.parametrize('mod,name,source', [
+    ('pyverbs.device', 'DMAHandle', 'pyverbs.mr'),
+    ('pyverbs.device', 'DMMR', 'pyverbs.mr'),
+    ('pyverbs.utils', 'ibv_rereg_mr_err_code', 'pyverbs.libibverbs_enums'),
+    ('pyverbs.providers.efa.efadv', 'ibv_qp_attr_mask',
+     'pyverbs.libibverbs_enums'),
+    ('pyverbs.providers.mlx5.dr_action', 'mlx5dv_dr_action_dest_type',
+     'pyverbs.providers.mlx5.mlx5_enums'),
+])
+def test_reexports_are_the_same_object(mod, name, source):
+    import importlib
+    assert getattr(importlib.import_module(mod), name) is \
+        getattr(importlib.import_module(source), name)
+
+
+def test_rereg_error_to_str_names():
+    from pyverbs.utils import ibv_rereg_mr_err_code, rereg_error_to_str
+    for v in ibv_rereg_mr_err_code:
+        assert rereg_error_to_str(int(v)) == v.name
+    assert rereg_error_to_str(-77) == 'Unknown error (-77)'
+
+
+def test_mlx5dv_flow_be64toh():
+    """mlx5dv_flow.be64toh: bytes in host order to an int, as upstream;
+    too long and non-bytes input refused (upstream truncates / raises
+    struct.error)."""
+    import struct
+    from pyverbs.providers.mlx5.mlx5dv_flow import ACTION_SIZE, be64toh
+    assert ACTION_SIZE == 8
+    word = bytes([1, 2, 3, 4, 5, 6, 7, 8])
+    assert be64toh(word) == struct.unpack('=Q', word)[0]
+    assert be64toh(bytearray(word)) == be64toh(memoryview(word))
+    assert be64toh(b'\x01') == struct.unpack('=Q', b'\x01' + bytes(7))[0]
+    assert be64toh(b'') == 0
+    with pytest.raises(ValueError, match='at most 8 bytes'):
+        be64toh(word + b'\x09')
+    with pytest.raises(TypeError):
+        be64toh(5)
