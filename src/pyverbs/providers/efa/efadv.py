@@ -22,6 +22,7 @@ if getattr(_verbs, '_HAVE_EFA', 0):
                                 EfaQPInitAttr, SRDQP, SRDQPEx,
                                 # rdma-core 50 .. 65
                                 EfaDVMRAttr, EfaMR, EfaDVSQDepthAttr,
-                                EfaDVRQDepthAttr, EfaCompCntrInitAttr)
+                                EfaDVRQDepthAttr, EfaCompCntrInitAttr,
+                                EfaCompCntr)
 
 fill_missing(globals(), __name__)
