@@ -381,6 +381,10 @@ def test_add_ref_links():
         _verbs._add_ref(parent, _verbs._child_of(root))
     with pytest.raises(TypeError):
         _verbs._add_ref(1, full)
+    grand = _verbs._child_of(full)
+    for obj in (full, grand):               # no cycle
+        with pytest.raises(PyverbsUserError, match='cannot close before'):
+            _verbs._add_ref(obj, full)
     root.close()
     assert full.closed and other.closed is False
 

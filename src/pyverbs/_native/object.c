@@ -378,6 +378,14 @@ int pv_obj_add_ref(struct pv_obj *parent, PyObject *child, PyTypeObject *tp)
 		return -1;
 	if (pv_obj_has_parent(c, parent))
 		return 0;
+	if (pv_obj_descends_from(parent, c)) { /* no cycle */
+		pv_raise_user("The %s cannot close before the %s: it is the "
+			      "%s or one of its parents",
+			      _PyType_Name(Py_TYPE(child)),
+			      _PyType_Name(Py_TYPE(parent)),
+			      _PyType_Name(Py_TYPE(parent)));
+		return -1;
+	}
 	/* PyverbsError when c has no room for another parent */
 	return pv_obj_link(c, parent);
 }
