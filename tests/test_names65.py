@@ -61,9 +61,14 @@ def test_listing_is_upstream_65(listing, tool):
 
 def test_every_name_of_upstream_65(listing, tool):
     """Every module, name and class member of the listing, real (no
-    placeholder), in this build whatever rdma-core it was built against."""
+    placeholder), in this build whatever rdma-core it was built against;
+    but the names over an optional library this build was made without
+    (librdmacm, libmlx5, libefa), which are placeholders naming it by
+    design (tools/pyverbs-names, in the sid stage, takes none out)."""
     from pyverbs import _verbs
-    lacks = tool.missing(listing)
+    from pyverbs._unimplemented import _missing_library
+    lacks = [x for x in tool.missing(listing)
+             if not _missing_library(x.split(':')[0])]
     against = '65' if _verbs._HAVE_COMP_CNTR else 'an rdma-core before 65'
     assert lacks == [], (f'a build against {against} lacks '
                          f'{len(lacks)} names of upstream 65')
