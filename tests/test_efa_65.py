@@ -142,6 +142,33 @@ def test_comp_cntr_init_attr():
         EfaCompCntrInitAttr(comp_ext_mem_ptr=-5)
 
 
+def test_comp_cntr_arguments():
+    """EfaCompCntr(ctx, attr, efa_attr=None): a CompCntr; its arguments
+    checked before anything reaches libefa."""
+    from pyverbs.comp_cntr import CompCntr, CompCntrInitAttr
+    from pyverbs.device import Context
+    from pyverbs.pd import PD
+    from pyverbs.providers.efa.efadv import EfaCompCntr, EfaCompCntrInitAttr
+    assert issubclass(EfaCompCntr, CompCntr)
+    ctx = Context.__new__(Context)          # never opened
+    with pytest.raises(TypeError, match='ctx must be a Context'):
+        EfaCompCntr(PD.__new__(PD), CompCntrInitAttr())
+    with pytest.raises(TypeError, match='attr must be a CompCntrInitAttr'):
+        EfaCompCntr(ctx, EfaCompCntrInitAttr())
+    with pytest.raises(TypeError, match='efa_attr must be'):
+        EfaCompCntr(ctx, CompCntrInitAttr(), CompCntrInitAttr())
+    with pytest.raises(TypeError):
+        EfaCompCntr(ctx)
+    for efa in (None, EfaCompCntrInitAttr(0x1000, 0x2000)):
+        with pytest.raises(PyverbsUserError, match='Context object is '
+                           'closed'):
+            EfaCompCntr(ctx, CompCntrInitAttr(), efa_attr=efa)
+    c = EfaCompCntr.__new__(EfaCompCntr)
+    with pytest.raises(PyverbsUserError, match='closed'):
+        c.read()
+    c.close()
+
+
 def test_closed_objects():
     from pyverbs.providers.efa.efadv import EfaCQ, EfaMR, SRDQPEx
     mr = EfaMR.__new__(EfaMR)
@@ -158,6 +185,28 @@ def test_closed_objects():
 
 
 # ---- VM: rxe, real libefa ----
+
+def test_rxe_comp_cntr(ctx):
+    """libefa refuses a foreign device (EOPNOTSUPP), whatever the external
+    memory; a build before rdma-core 65 names the version instead."""
+    from pyverbs.comp_cntr import CompCntrInitAttr
+    from pyverbs.providers.efa.efadv import EfaCompCntr, EfaCompCntrInitAttr
+    words = bytearray(16)
+    import ctypes
+    va = ctypes.addressof((ctypes.c_char * 16).from_buffer(words))
+    for efa in (None, EfaCompCntrInitAttr(), EfaCompCntrInitAttr(va, va + 8)):
+        with pytest.raises(PyverbsRDMAError) as ei:
+            EfaCompCntr(ctx, CompCntrInitAttr(), efa)
+        assert ei.value.error_code == errno.EOPNOTSUPP
+        if _verbs._HAVE_COMP_CNTR:
+            assert ei.value.func == 'efadv_create_comp_cntr'
+            assert 'Failed to create EFA comp_cntr' in str(ei.value)
+        else:
+            assert 'efadv_create_comp_cntr' in str(ei.value)
+            assert 'needs rdma-core 65' in str(ei.value)
+    assert words == bytearray(16)           # untouched
+    ctx.query_device()                      # the Context is fine
+
 
 def test_rxe_query_mr(pd):
     from pyverbs.providers.efa.efadv import EfaMR

@@ -148,6 +148,19 @@ def _closed_use():
     raises(PyverbsUserError, c.set_option, 7,
            ce.RDMA_OPTION_ID_ACK_TIMEOUT, 1, 1)
     c.close()
+    from pyverbs import _verbs
+    from pyverbs.mr import MWBind, MWBindInfo
+    from pyverbs.wq import WQ, RwqIndTable
+    with MWBindInfo.__new__(MWBindInfo) as info:
+        raises(PyverbsUserError, MWBind, info, 0)
+    raises(PyverbsError, WQ.__new__(WQ).add_ref, 1)
+    raises(PyverbsUserError, RwqIndTable.__new__(RwqIndTable).add_ref,
+           QP.__new__(QP))
+    root = _verbs._child_of()
+    parent, child = _verbs._child_of(root), _verbs._child_of(root)
+    _verbs._add_ref(parent, child)
+    raises(PyverbsUserError, _verbs._add_ref, child, parent)
+    root.close()
 
 
 def _empty_addrinfo():
@@ -216,6 +229,13 @@ def _providers65():
         efadv.EfaCompCntrInitAttr(1, 2).set_comp_ext_mem_va(3)
         raises(OverflowError, efadv.EfaCompCntrInitAttr, -1)
         raises(PyverbsUserError, efadv.EfaMR.__new__(efadv.EfaMR).query)
+        from pyverbs.comp_cntr import CompCntrInitAttr
+        shut = Context.__new__(Context)
+        # the default EfaCompCntrInitAttr made and dropped, or one given
+        raises(PyverbsUserError, efadv.EfaCompCntr, shut, CompCntrInitAttr())
+        raises(PyverbsUserError, efadv.EfaCompCntr, shut, CompCntrInitAttr(),
+               efadv.EfaCompCntrInitAttr(1, 2))
+        raises(TypeError, efadv.EfaCompCntr, shut, CompCntrInitAttr(), 1)
 
 
 @pytest.mark.parametrize('fn', [_attrs, _bad_arguments, _closed_use,

@@ -340,6 +340,56 @@ def test_mw_bind_info_checks(pd):
         MWBind(info, 2)                      # its MR is gone
 
 
+def test_mw_bind_close_host():
+    """close() and with (upstream's are context managers): never
+    initialised objects close (again and again), and are refused."""
+    from pyverbs.mr import MWBind, MWBindInfo
+    info = MWBindInfo.__new__(MWBindInfo)
+    info.close()
+    with info as same:
+        assert same is info
+    info.close()
+    with pytest.raises(PyverbsUserError, match='MWBindInfo is closed'):
+        MWBind(info, 2)
+    bind = MWBind.__new__(MWBind)
+    with bind:
+        pass
+    bind.close()
+
+
+def test_mw_bind_close(ctx, pd):
+    """MWBindInfo.close() lets go of its MR, MWBind.close() of its
+    MWBindInfo: a bind refuses them then, cleanly."""
+    import gc
+    import weakref
+    from pyverbs.cq import CQ
+    from pyverbs.mr import MW, MWBind, MWBindInfo
+    from pyverbs.qp import QP, QPCap, QPInitAttr
+    import pyverbs.enums as e
+    mr = MR(pd, 4096, LOCAL_WRITE | ACCESS_MW_BIND)
+    with MWBindInfo(mr, mr.buf, 4096, REMOTE_WRITE) as info:
+        bind = MWBind(info, e.IBV_SEND_SIGNALED)
+        assert info.mr is mr
+    assert info.mr is None                  # the MR is let go
+    with pytest.raises(PyverbsUserError, match='MWBindInfo is closed'):
+        MWBind(info, 2)
+    ref = weakref.ref(mr)
+    del mr
+    gc.collect()
+    assert ref() is None                    # nothing holds the MR now
+    with CQ(ctx, 4) as cq:
+        qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                               cap=QPCap(max_send_wr=1, max_recv_wr=1)))
+        mw = MW(pd, e.IBV_MW_TYPE_1)
+        with pytest.raises(PyverbsUserError, match='MWBindInfo is closed'):
+            qp.bind_mw(mw, bind)            # its info was closed
+        bind.close()
+        bind.close()
+        with pytest.raises(PyverbsUserError, match='MWBind is closed'):
+            qp.bind_mw(mw, bind)
+        qp.close()
+
+
 @pytest.mark.parametrize('kind', ['MR', 'MREx'])
 def test_mw_type1_bind_and_write(ctx, kind):
     import pyverbs.enums as e

@@ -877,7 +877,7 @@ NOT_LIVE = {
                 'EOPNOTSUPP)',
     'Flow': 'rxe has no flow steering (ibv_create_flow: EOPNOTSUPP)',
     'SRDQP': EFA, 'SRDQPEx': EFA, 'EfaAH': EFA, 'EfaCQ': EFA,
-    'EfaContext': EFA,
+    'EfaContext': EFA, 'EfaCompCntr': EFA,
 }
 for _n in ('Mlx5Context', 'Mlx5CQ', 'Mlx5VAR', 'Mlx5PP', 'Mlx5UAR',
            'Mlx5CryptoLogin', 'Mlx5DEK', 'Mlx5Mkey', 'Mlx5QP', 'Mlx5DevxObj',

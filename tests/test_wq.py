@@ -334,6 +334,61 @@ def test_handle_arguments():
 
 # ------------------------------------------- the links tables depend on --
 
+def test_add_ref_arguments():
+    """add_ref (upstream's WQ and RwqIndTable): another type is
+    PyverbsError 'Unrecognized object type', as upstream; closed objects
+    are refused."""
+    from pyverbs.pyverbs_error import PyverbsError
+    from pyverbs.qp import QP
+    wq, table = unopened(WQ), unopened(RwqIndTable)
+    for obj, arg in ((wq, wq), (wq, unopened(QP)), (table, table),
+                     (table, wq), (wq, None), (table, 5)):
+        with pytest.raises(PyverbsError,
+                           match='Unrecognized object type') as ei:
+            obj.add_ref(arg)
+        assert type(ei.value) is PyverbsError
+    with pytest.raises(PyverbsUserError, match='WQ object is closed'):
+        wq.add_ref(table)
+    with pytest.raises(PyverbsUserError, match='RwqIndTable object is '
+                       'closed'):
+        table.add_ref(unopened(QP))
+    with pytest.raises(TypeError):
+        wq.add_ref()
+
+
+def test_add_ref_links():
+    """What add_ref links (object.c's pv_obj_add_ref, through _add_ref:
+    rxe has no WQ to show it): the child closes before its new parent;
+    once, however often it is added; of the same Context only; refused
+    when the child has no room for another parent."""
+    from pyverbs.pyverbs_error import PyverbsError
+    root = _verbs._child_of()
+    parent, child = _verbs._child_of(root), _verbs._child_of(root)
+    for _ in range(8):                      # one link, not eight
+        _verbs._add_ref(parent, child)
+    made_so = _verbs._child_of(root, parent)
+    _verbs._add_ref(parent, made_so)        # already its child
+    parent.close()
+    assert child.closed and made_so.closed and not root.closed
+    other = _verbs._child_of(_verbs._child_of())
+    with pytest.raises(PyverbsUserError, match='another Context'):
+        _verbs._add_ref(other, _verbs._child_of(root))
+    full = _verbs._child_of(root, *[_verbs._child_of(root)
+                                    for _ in range(4)])   # 5 parents
+    with pytest.raises(PyverbsError, match='too many parent'):
+        _verbs._add_ref(_verbs._child_of(root), full)
+    with pytest.raises(PyverbsUserError, match='closed'):
+        _verbs._add_ref(parent, _verbs._child_of(root))
+    with pytest.raises(TypeError):
+        _verbs._add_ref(1, full)
+    grand = _verbs._child_of(full)
+    for obj in (full, grand):               # no cycle
+        with pytest.raises(PyverbsUserError, match='cannot close before'):
+            _verbs._add_ref(obj, full)
+    root.close()
+    assert full.closed and other.closed is False
+
+
 def test_child_of_many_parents():
     """An indirection table is a child of every WQ of its table: beyond
     the five parent slots in place, the links live in a reserved array."""

@@ -81,7 +81,7 @@ OPTIONAL_API: dict[str, tuple[str, ...]] = {
         'EfaDVDeviceAttr', 'EfaQPInitAttr', 'SRDQP', 'SRDQPEx',
         # rdma-core 50 .. 65
         'EfaDVMRAttr', 'EfaMR', 'EfaDVSQDepthAttr', 'EfaDVRQDepthAttr',
-        'EfaCompCntrInitAttr'),
+        'EfaCompCntrInitAttr', 'EfaCompCntr'),
     'pyverbs.providers.mlx5.mlx5dv': (
         'Mlx5CQ', 'Mlx5Context', 'Mlx5Cqe64', 'Mlx5DCIStreamInitAttr',
         'Mlx5DVCQInitAttr', 'Mlx5DVContext', 'Mlx5DVContextAttr',

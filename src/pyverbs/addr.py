@@ -11,6 +11,9 @@ AH(pd, attr=AHAttr) or AH(pd, wc=WC, grh=<address or GRH>, port_num=N); the
 AH is closed when its PD is.  Beyond upstream, attr may also come second
 positionally, AH(pd, ah_attr), as upstream's README writes it.
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsRDMAError, PyverbsUserError)
 from pyverbs._verbs import GID, GRH, GlobalRoute, AHAttr, AH
 from pyverbs._unimplemented import fill_missing
 

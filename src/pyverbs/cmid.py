@@ -6,6 +6,9 @@ CMEvent, ConnParam, UDParam and JoinMCAttrEx, implemented in C
 A pyverbs-c built without librdmacm (meson -Drdmacm=disabled, or none
 found) still has these names: each raises PyverbsUserError naming the
 library and its packages (pyverbs._unimplemented)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsError, PyverbsRDMAError, PyverbsUserError)
 from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
 

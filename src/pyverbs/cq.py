@@ -12,7 +12,9 @@ import time
 
 from pyverbs._verbs import (CompChannel, CQ, WC, CqInitAttrEx, CQEX,
                             PollCqAttr, WcTmInfo)
-from pyverbs.pyverbs_error import PyverbsRDMAError, PyverbsUserError
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsError, PyverbsRDMAError, PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
 from pyverbs._formats import (  # noqa: F401  (upstream's helpers)
     cqe_flags_to_str, cqe_opcode_to_str, cqe_status_to_str,

@@ -1,7 +1,8 @@
+from pyverbs.base import PyverbsRDMAErrno as PyverbsRDMAErrno
 from collections.abc import Generator
 from typing import Self
 from pyverbs._verbs import CQ as CQ, CQEX as CQEX, CompChannel as CompChannel, CqInitAttrEx as CqInitAttrEx, PollCqAttr as PollCqAttr, WC as WC, WcTmInfo as WcTmInfo
-from pyverbs.pyverbs_error import PyverbsRDMAError as PyverbsRDMAError, PyverbsUserError as PyverbsUserError
+from pyverbs.pyverbs_error import PyverbsError as PyverbsError, PyverbsRDMAError as PyverbsRDMAError, PyverbsUserError as PyverbsUserError
 
 def cqe_status_to_str(status: int) -> str: ...
 def cqe_opcode_to_str(opcode: int) -> str: ...

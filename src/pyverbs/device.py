@@ -17,6 +17,7 @@ import weakref  # noqa: F401  (upstream's module exports it)
 from pyverbs import _verbs
 from pyverbs._verbs import (AllocDmAttr, AsyncEvent, CompCntrCaps,
                             CQModerationCaps, Context, DeviceAttr, DeviceAttrEx, DM, FdArr,
+                            DMAHandle, DMMR,
                             GIDEntry, ODPCaps,
                             PacketPacingCaps, PCIAtomicCaps, PortAttr,
                             QueryDeviceExInput, RSSCaps, TMCaps, TSOCaps)

@@ -5,6 +5,7 @@ DmaBuf(size, gpu=0, gtt=0) allocates size bytes on /dev/dri/renderD<128+gpu>
 and exports them as a dma-buf file descriptor (fd); pyverbs.mr.DmaBufMR
 registers such memory.  Drivers: amdgpu, i915, and any driver with dumb
 buffers (vgem, virtio-gpu, ...) through the device's primary node."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
 from pyverbs._verbs import DmaBuf
 from pyverbs._unimplemented import fill_missing
 

@@ -14,6 +14,8 @@ Differences from upstream pyverbs (rdma-core 44):
 - Flow has a read-only qp (the QP it steers to).
 - FlowAttr's integer fields refuse bools and floats.
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: F401
 from pyverbs._verbs import Flow, FlowAttr, FlowAction
 from pyverbs._unimplemented import fill_missing
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """Fork support of libibverbs (ibv_fork_init)."""
+from pyverbs.pyverbs_error import PyverbsRDMAError as PyverbsRDMAError
 from pyverbs import _verbs
 
 

@@ -12,6 +12,7 @@ exists; madvise() (MADV_DONTNEED_ empties pages) takes only pages of that
 memory or of an MR's own buffer.  For memory to use with an MR, MR(pd, length, access) allocates
 and exposes its own (MR.read/write, memoryview(mr)).
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
 from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
 

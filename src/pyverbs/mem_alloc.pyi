@@ -29,3 +29,4 @@ MADV_RANDOM_: int
 MADV_SEQUENTIAL_: int
 MADV_WILLNEED_: int
 MADV_DONTNEED_: int
+from pyverbs.base import PyverbsRDMAErrno as PyverbsRDMAErrno

@@ -6,6 +6,9 @@ dma-buf, a DMAHandle of TLP hints, a Buf); Buf is memory the PD's provider
 allocates, BufMR an MR over part of it.  DmaBufMR and DMMR register a
 dma-buf and device memory; MW binds a window over an MR.
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsError, PyverbsRDMAError, PyverbsUserError)
 from pyverbs._verbs import (MR, DmaBufMR, DMMR, MW, MWBindInfo, MWBind, QP,
                             _qp_bind_mw, MREx, DMAHandle, DmaHandleInitAttr,
                             Buf, BufMR)

@@ -32,6 +32,7 @@ Differences from upstream pyverbs, all additive:
   RxHashConf is read when the QP is created (upstream: when the
   QPInitAttrEx is made).  QPEx.ind_table is the table (None once closed).
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
 from pyverbs._verbs import (QPCap, QPInitAttr, QPInitAttrEx, QPAttr, QP, QPEx,
                             ECE, DataBuffer, QPRateLimitAttr,
                             QPAttachCompCntrAttr)

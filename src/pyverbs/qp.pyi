@@ -1,3 +1,4 @@
+from pyverbs.base import PyverbsRDMAErrno as PyverbsRDMAErrno
 from pyverbs.pyverbs_error import PyverbsError as PyverbsError
 from pyverbs.pyverbs_error import PyverbsRDMAError as PyverbsRDMAError
 from pyverbs.pyverbs_error import PyverbsUserError as PyverbsUserError

@@ -24,6 +24,8 @@ objects, as upstream.  Beyond upstream pyverbs:
 - AsyncEvent.element is the SRQ object for IBV_EVENT_SRQ_LIMIT_REACHED and
   IBV_EVENT_SRQ_ERR.
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: F401
 from pyverbs._verbs import SrqAttr, SrqInitAttr, SrqInitAttrEx, SRQ, OpsWr
 from pyverbs._unimplemented import fill_missing
 # the defaults named in OpsWr's signature (inspect.signature resolves them

@@ -8,7 +8,9 @@ upstream printed the function object instead of the state.
 """
 import struct
 
-from pyverbs.pyverbs_error import PyverbsUserError
+from pyverbs.pyverbs_error import PyverbsUserError as PyverbsUserError
+from pyverbs.libibverbs_enums import (
+    ibv_rereg_mr_err_code as ibv_rereg_mr_err_code)
 import pyverbs.enums as e
 
 
@@ -92,7 +94,8 @@ def mig_state_to_str(mig: int) -> str:
     return _MIG_STATES.get(mig, f'Unknown ({mig})')
 
 
-_REREG_ERRORS: dict[int, str] = {v: v.name for v in e.ibv_rereg_mr_err_code}
+_REREG_ERRORS: dict[int, str] = {
+    v: v.name for v in ibv_rereg_mr_err_code}
 
 
 def rereg_error_to_str(error: int) -> str:

@@ -24,6 +24,9 @@ crash there:
   returns rx_hash_fields_mask); None is accepted to clear it.  A QP is
   refused when rx_hash_key_len is longer than the key.
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsError, PyverbsRDMAError, PyverbsUserError)
 from pyverbs._verbs import (WQInitAttr, WQAttr, WQ, RwqIndTableInitAttr,
                             RwqIndTable, RxHashConf)
 from pyverbs._unimplemented import fill_missing

@@ -24,6 +24,8 @@ Beyond upstream:
   - SGE.read() refuses ranges outside the SGE and unreadable addresses
     (PyverbsUserError) instead of crashing.
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsUserError  # noqa: F401
 from pyverbs._verbs import SGE, RecvWR, SendWR
 from pyverbs._unimplemented import fill_missing
 from pyverbs._formats import send_flags_to_str  # upstream's helper

@@ -11,21 +11,26 @@ both must print the same lines and hand libefa the same calls.
 It covers the device's inline_buf_size_ex and new capability names, an
 MR's EFA attributes (EfaMR.query), EfaQPInitAttr's flags, sl and wr_flags,
 an SRDQPEx sending with processing hints, and an EfaCQ reporting
-unsolicited completions.  A part whose call the build's rdma-core lacks
+unsolicited completions, and EFA completion counters (EfaCompCntr) with
+and without external memory.  A part whose call the build's rdma-core lacks
 prints the exception's class and errno instead (pyverbs-c built against
 44 raises PyverbsRDMAError EOPNOTSUPP naming the version).
 """
+import ctypes
 import sys
 import time
 
 from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.comp_cntr import CompCntrInitAttr
 from pyverbs.cq import CqInitAttrEx, PollCqAttr
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError
 from pyverbs.qp import QPAttr, QPCap, QPInitAttrEx
 from pyverbs.wr import RecvWR, SGE
-from pyverbs.providers.efa.efadv import (EfaAH, EfaContext, EfaCQ,
-                                         EfaDVCQInitAttr, EfaDVRQDepthAttr,
+from pyverbs.providers.efa.efadv import (EfaAH, EfaCompCntr,
+                                         EfaCompCntrInitAttr, EfaContext,
+                                         EfaCQ, EfaDVCQInitAttr,
+                                         EfaDVRQDepthAttr,
                                          EfaDVSQDepthAttr, EfaMR,
                                          EfaQPInitAttr, SRDQPEx,
                                          dev_cap_to_str)
@@ -137,6 +142,30 @@ def completion(cq):
 
 print('send completion', completion(scq))
 print('recv completion', completion(rcq))
+
+# completion counters, counts kept in the scenario's memory or the device's
+counts = (ctypes.c_uint64 * 2)()
+
+
+def counters():
+    va = ctypes.addressof(counts)
+    c = EfaCompCntr(ctx, CompCntrInitAttr(cntr_type=1),
+                    EfaCompCntrInitAttr(comp_ext_mem_ptr=va,
+                                        err_ext_mem_ptr=va + 8))
+    c.set(5)
+    c.inc(3)
+    c.set_err(1)
+    c.inc_err(2)
+    got = (c.read(), c.read_err(), counts[0], counts[1])
+    c.close()
+    d = EfaCompCntr(ctx, CompCntrInitAttr())
+    d.inc(7)
+    got += (d.read(), d.read_err())
+    d.close()
+    return got
+
+
+part('comp cntr', counters)
 
 for o in (qpx, scq, rcq, buf, mr, ah, pd, ctx):
     o.close()

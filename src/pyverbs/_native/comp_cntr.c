@@ -25,8 +25,6 @@
 #include <errno.h>
 #include <string.h>
 
-struct ibv_comp_cntr;
-
 /* a counter's calls, each probed (all came with rdma-core 65) */
 #define PV_HAVE_COMP_CNTR                                           \
 	(HAVE_IBV_CREATE_COMP_CNTR && HAVE_IBV_DESTROY_COMP_CNTR && \
@@ -136,12 +134,6 @@ PV_DATA_SPEC(ccc, "pyverbs.device.CompCntrCaps", struct pv_cc_caps,
 
 /* ---- CompCntr ---- */
 
-/* parents[0] is the Context */
-struct pv_comp_cntr {
-	struct pv_obj obj;
-	struct ibv_comp_cntr *cntr;
-};
-
 static int cntr_destroy(struct pv_obj *o)
 {
 #if PV_HAVE_COMP_CNTR
@@ -161,18 +153,32 @@ static int cntr_destroy(struct pv_obj *o)
 	return 0;
 }
 
-static int cntr_init(PyObject *obj, PyObject *args, PyObject *kw)
+#if PV_HAVE_COMP_CNTR
+/* CompCntr's creation call (pv_comp_cntr_setup's default) */
+static struct ibv_comp_cntr *cntr_create(struct ibv_context *ctx,
+					 struct ibv_comp_cntr_init_attr *attr,
+					 void *arg)
 {
-	static char *kwlist[] = { "ctx", "attr", NULL };
+	struct ibv_comp_cntr *c = ibv_create_comp_cntr(ctx, attr);
+
+	if (!c) /* NULL, errno */
+		pv_raise_errno("ibv_create_comp_cntr",
+			       "Failed to create comp_cntr");
+	return c;
+}
+#endif
+
+/* comp_cntr.h */
+int pv_comp_cntr_setup(PyObject *obj, PyObject *ctxo, PyObject *attro,
+		       const char *func, pv_comp_cntr_create_fn create,
+		       void *arg)
+{
 	struct pv_comp_cntr *self = (struct pv_comp_cntr *)obj;
-	PyObject *ctxo, *attro;
 	struct pv_context *ctx;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:CompCntr", kwlist, &ctxo,
-					 &attro))
-		return -1;
 	if (!self->obj.closed || self->obj.nparents) {
-		pv_raise_user("CompCntr is already initialised");
+		pv_raise_user("%s is already initialised",
+			      _PyType_Name(Py_TYPE(obj)));
 		return -1;
 	}
 	if (!PyObject_TypeCheck(attro, pv.CompCntrInitAttr)) {
@@ -185,7 +191,7 @@ static int cntr_init(PyObject *obj, PyObject *args, PyObject *kw)
 		return -1;
 	pv_obj_setup(&self->obj, cntr_destroy);
 #if PV_HAVE_COMP_CNTR
-	{
+	if (create) {
 		struct pv_cc_attr *a = (struct pv_cc_attr *)attro;
 		struct ibv_comp_cntr_init_attr attr;
 
@@ -193,22 +199,38 @@ static int cntr_init(PyObject *obj, PyObject *args, PyObject *kw)
 		attr.comp_mask = a->comp_mask;
 		attr.type = (enum ibv_comp_cntr_type)a->cntr_type;
 		attr.flags = a->flags;
-		self->cntr = ibv_create_comp_cntr(ctx->ctx, &attr);
-		if (!self->cntr) { /* NULL, errno */
-			pv_raise_errno("ibv_create_comp_cntr",
-				       "Failed to create comp_cntr");
+		self->cntr = create(ctx->ctx, &attr, arg);
+		if (!self->cntr)
+			return -1;
+		if (pv_obj_link(&self->obj, &ctx->obj)) {
+			cntr_destroy(&self->obj);
 			return -1;
 		}
+		pv_obj_opened(&self->obj);
+		return 0;
 	}
-	if (pv_obj_link(&self->obj, &ctx->obj)) {
-		cntr_destroy(&self->obj);
-		return -1;
-	}
-	pv_obj_opened(&self->obj);
-	return 0;
 #else
-	pv_raise_needs("ibv_create_comp_cntr", 65);
+	(void)create;
+	(void)arg;
+#endif
+	pv_raise_needs(func, 65);
 	return -1;
+}
+
+static int cntr_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", "attr", NULL };
+	PyObject *ctxo, *attro;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:CompCntr", kwlist, &ctxo,
+					 &attro))
+		return -1;
+#if PV_HAVE_COMP_CNTR
+	return pv_comp_cntr_setup(obj, ctxo, attro, "ibv_create_comp_cntr",
+				  cntr_create, NULL);
+#else
+	return pv_comp_cntr_setup(obj, ctxo, attro, "ibv_create_comp_cntr",
+				  NULL, NULL);
 #endif
 }
 
@@ -336,19 +358,6 @@ PyObject *pv_ctx_query_comp_cntr_caps(PyObject *self, PyObject *unused)
 #endif
 }
 
-#if HAVE_IBV_QP_ATTACH_COMP_CNTR
-/* Is p among o's parents? */
-static int qp_has_parent(struct pv_obj *o, struct pv_obj *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < o->nparents; i++)
-		if (pv_obj_link_at(o, i)->parent == p)
-			return 1;
-	return 0;
-}
-#endif
-
 /*
  * comp_cntr.h: QP.attach_comp_cntr(comp_cntr, attr).  There is no detach:
  * the QP stays attached until destroyed, and libibverbs refuses to destroy
@@ -375,7 +384,7 @@ PyObject *pv_qp_attach_comp_cntr(PyObject *self, PyObject *args, PyObject *kw)
 		    pv_obj_check_in(&cntr->obj, pv_obj_root(&qp->obj),
 				    "CompCntr", "QP"))
 			return NULL;
-		linked = qp_has_parent(&qp->obj, &cntr->obj);
+		linked = pv_obj_has_parent(&qp->obj, &cntr->obj);
 		if (!linked &&
 		    qp->obj.nparents >= PV_MAX_PARENTS + qp->obj.nxparents)
 			return pv_raise_user("The QP has no room for another "

@@ -180,7 +180,7 @@ int pv_mw_bind_info_get(PyObject *obj, struct ibv_mw_bind_info *out)
 		return -1;
 	}
 	if (!self->mr) {
-		pv_raise_user("MWBindInfo was not initialised");
+		pv_raise_user("MWBindInfo is closed or was not initialised");
 		return -1;
 	}
 	if (pv_check_open(PV_OBJ(self->mr)))
@@ -188,6 +188,60 @@ int pv_mw_bind_info_get(PyObject *obj, struct ibv_mw_bind_info *out)
 	*out = self->info;
 	return 0;
 }
+
+/*
+ * close(), with: upstream's MWBindInfo and MWBind are context managers
+ * with a close() that frees nothing.  Here close() lets go of what the
+ * object holds (the MWBindInfo its MR, the MWBind its MWBindInfo), after
+ * which a bind refuses it; closing again does nothing.
+ */
+static PyObject *bi_close(PyObject *obj, PyObject *unused)
+{
+	struct pv_mw_bind_info *self = (struct pv_mw_bind_info *)obj;
+
+	self->info.mr = NULL;
+	Py_CLEAR(self->mr);
+	Py_RETURN_NONE;
+}
+
+static PyObject *bind_close(PyObject *obj, PyObject *unused)
+{
+	Py_CLEAR(((struct pv_mw_bind *)obj)->info);
+	Py_RETURN_NONE;
+}
+
+static PyObject *mwb_enter(PyObject *obj, PyObject *unused)
+{
+	return Py_NewRef(obj);
+}
+
+/* __exit__: close() of the type, whatever the exception */
+static PyObject *mwb_exit(PyObject *obj, PyObject *args)
+{
+	return PyObject_TypeCheck(obj, pv.MWBind) ? bind_close(obj, NULL) :
+						    bi_close(obj, NULL);
+}
+
+#define MWB_CLOSE_DOC(what)                                    \
+	"close($self, /)\n--\n\nLet go of the " what " held: " \
+	"a bind refuses the object from then on."
+#define MWB_ENTER_EXIT                                        \
+	{ "__enter__", mwb_enter, METH_NOARGS,                \
+	  "__enter__($self, /)\n--\n\nReturns the object." }, \
+		{ "__exit__", mwb_exit, METH_VARARGS,         \
+		  "__exit__($self, /, *exc_info)\n--\n\nclose()." }
+
+static PyMethodDef bi_methods[] = {
+	{ "close", bi_close, METH_NOARGS, MWB_CLOSE_DOC("MR") },
+	MWB_ENTER_EXIT,
+	{ NULL },
+};
+
+static PyMethodDef bind_methods[] = {
+	{ "close", bind_close, METH_NOARGS, MWB_CLOSE_DOC("MWBindInfo") },
+	MWB_ENTER_EXIT,
+	{ NULL },
+};
 
 static const struct pv_field bi_fields[] = {
 	PV_FIELD_RO(struct pv_mw_bind_info, info.addr, "addr"),
@@ -208,8 +262,8 @@ PV_OSLOTS_GC(bi, bi_oslots)
 PV_GC_TYPE_SPEC(bi, "pyverbs.mr.MWBindInfo", struct pv_mw_bind_info,
 		"MWBindInfo(mr, addr, length, mw_access_flags)\n--\n\n"
 		"The part of an MR a memory window gives access to.",
-		{ Py_tp_init, bi_init }, PV_OSLOTS_GC_SLOTS(bi),
-		{ Py_tp_getset, NULL },
+		{ Py_tp_init, bi_init }, { Py_tp_methods, bi_methods },
+		PV_OSLOTS_GC_SLOTS(bi), { Py_tp_getset, NULL },
 		/* filled from bi_fields */);
 
 /* ---- MWBind(info, send_flags, wr_id=0) ---- */
@@ -251,8 +305,8 @@ PV_OSLOTS_GC(bind, bind_oslots)
 PV_GC_TYPE_SPEC(bind, "pyverbs.mr.MWBind", struct pv_mw_bind,
 		"MWBind(info, send_flags, wr_id=0)\n--\n\n"
 		"A type 1 window bind request for QP.bind_mw().",
-		{ Py_tp_init, bind_init }, PV_OSLOTS_GC_SLOTS(bind),
-		{ Py_tp_getset, NULL },
+		{ Py_tp_init, bind_init }, { Py_tp_methods, bind_methods },
+		PV_OSLOTS_GC_SLOTS(bind), { Py_tp_getset, NULL },
 		/* filled from bind_fields */);
 
 /* _verbs._qp_bind_mw(qp, mw, mw_bind): QP.bind_mw() (see mr.py). */
@@ -279,7 +333,7 @@ static PyObject *qp_bind_mw(PyObject *m, PyObject *const *args,
 	if (pv_check_open(&qp->obj) || pv_check_open(&mw->obj))
 		return NULL;
 	if (!bind->info)
-		return pv_raise_user("MWBind was not initialised");
+		return pv_raise_user("MWBind is closed or was not initialised");
 	b = bind->bind;
 	/* re-read: the MR may have been closed since the MWBind was made */
 	if (pv_mw_bind_info_get(bind->info, &b.bind_info))

@@ -354,6 +354,42 @@ int pv_obj_check_in(struct pv_obj *o, struct pv_obj *ctx, const char *what,
 	return -1;
 }
 
+int pv_obj_has_parent(struct pv_obj *o, struct pv_obj *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nparents; i++)
+		if (pv_obj_link_at(o, i)->parent == p)
+			return 1;
+	return 0;
+}
+
+int pv_obj_add_ref(struct pv_obj *parent, PyObject *child, PyTypeObject *tp)
+{
+	struct pv_obj *c = PV_OBJ(child);
+
+	if (!PyObject_TypeCheck(child, tp)) {
+		pv_raise_error("Unrecognized object type");
+		return -1;
+	}
+	if (pv_check_open(parent) ||
+	    pv_obj_check_in(c, pv_obj_root(parent), _PyType_Name(tp),
+			    _PyType_Name(Py_TYPE(parent))))
+		return -1;
+	if (pv_obj_has_parent(c, parent))
+		return 0;
+	if (pv_obj_descends_from(parent, c)) { /* no cycle */
+		pv_raise_user("The %s cannot close before the %s: it is the "
+			      "%s or one of its parents",
+			      _PyType_Name(Py_TYPE(child)),
+			      _PyType_Name(Py_TYPE(parent)),
+			      _PyType_Name(Py_TYPE(parent)));
+		return -1;
+	}
+	/* PyverbsError when c has no room for another parent */
+	return pv_obj_link(c, parent);
+}
+
 int pv_check_open_slow(struct pv_obj *o)
 {
 	pv_raise_user("%s object is closed", Py_TYPE(o)->tp_name);
@@ -859,7 +895,27 @@ fail:
 	return NULL;
 }
 
+/*
+ * _add_ref(parent, child): pv_obj_add_ref() for handle objects of any
+ * type, for the tests of what WQ.add_ref and RwqIndTable.add_ref link
+ * (Soft-RoCE has no WQs to show it).
+ */
+static PyObject *obj_add_ref(PyObject *m, PyObject *const *args,
+			     Py_ssize_t nargs)
+{
+	if (nargs != 2 || !pv_type_ok(args[0], pv.PyverbsCM))
+		return PyErr_Format(PyExc_TypeError,
+				    "_add_ref() takes (parent, child)");
+	if (pv_obj_add_ref(PV_OBJ(args[0]), args[1], pv.PyverbsCM))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef obj_functions[] = {
+	{ "_add_ref", (PyCFunction)(void (*)(void))obj_add_ref, METH_FASTCALL,
+	  "_add_ref($module, parent, child, /)\n--\n\n"
+	  "add_ref() of WQ and RwqIndTable, between any handle objects (for "
+	  "the tests of the lifetime protocol)." },
 	{ "_child_of", obj_child_of, METH_VARARGS,
 	  "_child_of($module, /, *parents)\n--\n\n"
 	  "A new open PyverbsCM owning nothing, a child of each of parents "

@@ -232,6 +232,17 @@ int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc);
 int pv_obj_check_in(struct pv_obj *o, struct pv_obj *ctx, const char *what,
 		    const char *owner);
 
+/* Is p among o's parents? */
+int pv_obj_has_parent(struct pv_obj *o, struct pv_obj *p);
+/*
+ * add_ref(child) of upstream's WQ and RwqIndTable: child (which must be a
+ * tp, else PyverbsError 'Unrecognized object type', open and of parent's
+ * Context) closes before parent from then on.  A table made from the WQ
+ * (a QP made from the table) is its child already: nothing to do; another
+ * becomes one, when it has room for another parent.  0 or -1.
+ */
+int pv_obj_add_ref(struct pv_obj *parent, PyObject *child, PyTypeObject *tp);
+
 /* Generic slots for handle types: subtypes with extra PyObject fields
  * call these from their own traverse/clear. */
 int pv_obj_traverse(struct pv_obj *o, visitproc visit, void *arg);

@@ -337,6 +337,23 @@ static int rit_clear(PyObject *obj)
 	return 0;
 }
 
+/* add_ref(obj): upstream's; obj a QP (object.h) */
+static PyObject *rit_add_ref(PyObject *obj, PyObject *arg)
+{
+	if (pv_obj_add_ref(PV_OBJ(obj), arg, pv.QP))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef rit_methods[] = {
+	{ "add_ref", rit_add_ref, METH_O,
+	  "add_ref($self, obj, /)\n--\n\n"
+	  "Have the QP obj (of this table's Context) closed before this "
+	  "table.  A QP made with this table already is; PyverbsError for "
+	  "another type." },
+	{ NULL }
+};
+
 static PyGetSetDef rit_getset[] = {
 	{ "wqs", rit_get_wqs, NULL,
 	  "The WQs of the table, in table order (a list; None if it was "
@@ -355,8 +372,9 @@ PV_GC_TYPE_SPEC(rit, "pyverbs.wq.RwqIndTable", struct pv_rwq_ind_table,
 		"Context ctx over the WQs of attr (an "
 		"RwqIndTableInitAttr).  Closing any of its WQs closes it "
 		"(and the QPs that use it) first.",
-		{ Py_tp_init, rit_init }, { Py_tp_getset, rit_getset },
-		{ Py_tp_traverse, rit_traverse }, { Py_tp_clear, rit_clear }, );
+		{ Py_tp_init, rit_init }, { Py_tp_methods, rit_methods },
+		{ Py_tp_getset, rit_getset }, { Py_tp_traverse, rit_traverse },
+		{ Py_tp_clear, rit_clear }, );
 
 /* ------------------------------------------------------------------ */
 /* RxHashConf                                                          */

@@ -358,7 +358,20 @@ static int wq_clear(PyObject *obj)
 	return 0;
 }
 
+/* add_ref(obj): upstream's; obj an RwqIndTable (object.h) */
+static PyObject *wq_add_ref(PyObject *obj, PyObject *arg)
+{
+	if (pv_obj_add_ref(PV_OBJ(obj), arg, pv.RwqIndTable))
+		return NULL;
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef wq_methods[] = {
+	{ "add_ref", wq_add_ref, METH_O,
+	  "add_ref($self, obj, /)\n--\n\n"
+	  "Have the RwqIndTable obj (of this WQ's Context) closed before this "
+	  "WQ.  A table made with this WQ already is; PyverbsError for "
+	  "another type." },
 	{ "modify", (PyCFunction)(void (*)(void))wq_modify,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "modify($self, wq_attr)\n--\n\n"

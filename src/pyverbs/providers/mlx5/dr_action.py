@@ -17,7 +17,11 @@ Differences from upstream pyverbs (rdma-core 44):
 - lists of the wrong types, closed objects and None give TypeError or
   PyverbsUserError where upstream crashes.
 """
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs
+from pyverbs.providers.mlx5.mlx5_enums import (  # noqa: F401
+    mlx5dv_dr_action_dest_type)
 
 if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
     from pyverbs._verbs import (

@@ -6,6 +6,8 @@ A DrDomain is closed with its Context, and closes its tables and the
 actions made on it first.  dump() also accepts bytes and path-like
 objects; sync()'s flags and allow_duplicate_rules' argument are checked
 (TypeError/OverflowError)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs
 
 if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5

@@ -2,6 +2,8 @@
 """mlx5 direct rules: DrMatcher, in C (pyverbs._verbs, providers/mlx5/dr.c).
 
 A DrMatcher is closed with its DrTable and closes its rules first."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs
 
 if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5

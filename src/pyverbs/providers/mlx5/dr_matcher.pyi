@@ -1,1 +1,3 @@
+from pyverbs.base import PyverbsRDMAErrno as PyverbsRDMAErrno
+from pyverbs.pyverbs_error import PyverbsError as PyverbsError, PyverbsRDMAError as PyverbsRDMAError
 from pyverbs._verbs import DrMatcher as DrMatcher

@@ -4,6 +4,8 @@
 A DrRule is closed before its DrMatcher and before any action it uses.
 actions defaults to None (no action); its items must be open DrActions
 (TypeError / PyverbsUserError otherwise, where upstream crashes)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs
 
 if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5

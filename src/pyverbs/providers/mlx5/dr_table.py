@@ -3,6 +3,8 @@
 
 A DrTable is closed with its DrDomain, and closes its matchers and the
 actions pointing at it (DrActionDestTable, DrActionFlowSample) first."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs
 
 if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5

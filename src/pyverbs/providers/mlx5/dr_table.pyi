@@ -1,2 +1,4 @@
+from pyverbs.base import PyverbsRDMAErrno as PyverbsRDMAErrno
+from pyverbs.pyverbs_error import PyverbsError as PyverbsError, PyverbsRDMAError as PyverbsRDMAError
 from pyverbs._verbs import DrMatcher as DrMatcher
 from pyverbs._verbs import DrTable as DrTable

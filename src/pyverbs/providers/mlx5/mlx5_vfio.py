@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """mlx5 over VFIO: Mlx5VfioAttr names a ConnectX PCI function bound to
 vfio-pci, Mlx5VfioContext (an Mlx5Context) opens it."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
 

@@ -5,6 +5,9 @@ The classes are C types of pyverbs._verbs (src/pyverbs/_native/providers/
 mlx5/), the printers Python (pyverbs.providers.mlx5._formats).  A build
 without libmlx5 keeps every name as a placeholder whose error names the
 library (see pyverbs._unimplemented)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsError, PyverbsRDMAError, PyverbsUserError)
 from pyverbs._unimplemented import fill_missing
 
 # mlx5ctx

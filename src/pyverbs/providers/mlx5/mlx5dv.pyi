@@ -1,3 +1,5 @@
+from pyverbs.base import PyverbsRDMAErrno as PyverbsRDMAErrno
+from pyverbs.pyverbs_error import PyverbsError as PyverbsError, PyverbsRDMAError as PyverbsRDMAError, PyverbsUserError as PyverbsUserError
 from pyverbs._verbs import Mlx5CQ as Mlx5CQ, Mlx5Context as Mlx5Context, Mlx5Cqe64 as Mlx5Cqe64, Mlx5DCIStreamInitAttr as Mlx5DCIStreamInitAttr, Mlx5DVCQInitAttr as Mlx5DVCQInitAttr, Mlx5DVContext as Mlx5DVContext, Mlx5DVContextAttr as Mlx5DVContextAttr, Mlx5DVDCInitAttr as Mlx5DVDCInitAttr, Mlx5DVPortAttr as Mlx5DVPortAttr, Mlx5DVQPInitAttr as Mlx5DVQPInitAttr, Mlx5DevxEq as Mlx5DevxEq, Mlx5DevxMsiVector as Mlx5DevxMsiVector, Mlx5DevxObj as Mlx5DevxObj, Mlx5DmOpAddr as Mlx5DmOpAddr, Mlx5PP as Mlx5PP, Mlx5QP as Mlx5QP, Mlx5UAR as Mlx5UAR, Mlx5UMEM as Mlx5UMEM, Mlx5VAR as Mlx5VAR, Mlx5VfioAttr as Mlx5VfioAttr, Wqe as Wqe, WqeCtrlSeg as WqeCtrlSeg, WqeDataSeg as WqeDataSeg, WqeSeg as WqeSeg
 
 def qpts_to_str(qp_types): ...

@@ -6,6 +6,8 @@ Mlx5DEKAttr) and the crypto attributes of an mkey (Mlx5CryptoAttr).
 Fixed-size byte fields are checked: a credential is exactly 48 bytes;
 opaque, key, initial_tweak and keytag at most 8, 128, 16 and 8 bytes (the
 rest zeroed).  Upstream copies the full size from shorter bytes."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
 

@@ -6,6 +6,7 @@ The class is a C type of pyverbs._verbs (providers/mlx5/dmabuf_mr.c); built
 against an rdma-core older than 54 it raises the error naming the version.
 A build without libmlx5 keeps the name as a placeholder that names the
 missing library (see pyverbs._unimplemented)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
 from pyverbs import _verbs as _v
 from pyverbs._unimplemented import fill_missing
 

@@ -6,6 +6,8 @@ get_event() returns, and EventFD, an eventfd(2) to subscribe with.
 The classes are C types of pyverbs._verbs (providers/mlx5/devx_event.c).
 A build without libmlx5 keeps the names as placeholders that name the
 missing library (see pyverbs._unimplemented)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsError  # noqa: F401
 from pyverbs import _verbs as _v
 from pyverbs._unimplemented import fill_missing
 

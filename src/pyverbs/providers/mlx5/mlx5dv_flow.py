@@ -24,6 +24,11 @@ Differences from upstream pyverbs (rdma-core 44):
 - Mlx5FlowActionAttr with a DevX type and no obj raises (upstream
   dereferences None); Mlx5Flow refuses a DevX object of another Context.
 """
+import struct
+
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsError, PyverbsRDMAError, PyverbsUserError)
 from pyverbs import _verbs
 
 if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
@@ -31,5 +36,25 @@ if hasattr(_verbs, '_HAVE_MLX5'):      # built with libmlx5
         Mlx5FlowMatcher, Mlx5FlowActionAttr, Mlx5PacketReformatFlowAction, \
         Mlx5Flow, Mlx5ModifyFlowAction
 from pyverbs._unimplemented import fill_missing
+
+ACTION_SIZE = 8     # bytes of one modify-header action
+
+
+def be64toh(num: bytes | bytearray | memoryview) -> int:
+    """The 64-bit integer whose bytes in host order are num (at most
+    ACTION_SIZE of them; fewer are completed with zero bytes at the end):
+    upstream's helper that turns a modify-header action, written in network
+    order, into the word stored in the action buffer.  More than
+    ACTION_SIZE bytes raise ValueError (upstream drops the rest), an int
+    TypeError."""
+    if not isinstance(num, (bytes, bytearray, memoryview)):
+        raise TypeError(f'be64toh() takes bytes, not {type(num).__name__}')
+    data = bytes(num)
+    if len(data) > ACTION_SIZE:
+        raise ValueError(f'be64toh() takes at most {ACTION_SIZE} bytes, '
+                         f'not {len(data)}')
+    value: int = struct.unpack('=Q', data.ljust(ACTION_SIZE, b'\0'))[0]
+    return value
+
 
 fill_missing(globals(), __name__)

@@ -7,6 +7,9 @@ results of Mlx5Mkey.mkey_check() (Mlx5MkeyErr, Mlx5SigErr).
 
 A build without libmlx5 has placeholders for these names (see
 pyverbs._unimplemented)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import (  # noqa: F401
+    PyverbsRDMAError, PyverbsUserError)
 from pyverbs import _verbs
 from pyverbs._unimplemented import fill_missing
 

@@ -3,6 +3,8 @@
 Mlx5dvSchedLeaf (mlx5dv_sched_node/leaf_*, implemented in C: sched.c).
 A build without libmlx5 keeps the names as placeholders that name the
 missing library (see pyverbs._unimplemented)."""
+from pyverbs.base import PyverbsRDMAErrno  # noqa: F401
+from pyverbs.pyverbs_error import PyverbsRDMAError  # noqa: F401
 from pyverbs import _verbs as _v
 from pyverbs._unimplemented import fill_missing
 

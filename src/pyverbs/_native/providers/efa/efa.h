@@ -9,8 +9,8 @@
  *               EfaDVAHAttr, EfaQPInitAttr, EfaDVCQInitAttr, EfaDVMRAttr,
  *               EfaDVSQDepthAttr, EfaDVRQDepthAttr, EfaCompCntrInitAttr)
  *   efadv.c     the objects (EfaContext, EfaAH, SRDQP, SRDQPEx, EfaCQ,
- *               EfaMR), subclasses of the core's Context, AH, QP, QPEx,
- *               CQEX and MR
+ *               EfaMR, EfaCompCntr), subclasses of the core's Context, AH,
+ *               QP, QPEx, CQEX, MR and CompCntr
  *
  * Every efadv_* call taking an inlen gets sizeof() of the struct this
  * pyverbs was compiled with, zero-initialised apart from the fields Python
@@ -41,6 +41,7 @@ struct pv_efa_types {
 	PyTypeObject *RQDepthAttr;  /* EfaDVRQDepthAttr */
 	PyTypeObject *CompCntrAttr; /* EfaCompCntrInitAttr */
 	PyTypeObject *MR;	    /* EfaMR */
+	PyTypeObject *CompCntr;	    /* EfaCompCntr */
 };
 extern struct pv_efa_types pv_efa;
 

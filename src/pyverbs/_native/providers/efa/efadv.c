@@ -13,6 +13,9 @@
  *                             a CQEX made by efadv_create_cq, with
  *                             read_sgid() and is_unsolicited()
  *   EfaMR                     an MR with query() (efadv_query_mr)
+ *   EfaCompCntr(ctx, attr, efa_attr=None)
+ *                             a CompCntr made by efadv_create_comp_cntr
+ *                             (through the core's pv_comp_cntr_setup)
  * The QPs and the CQ go through the core's creation hooks
  * (pv_qp_create_hook, pv_cqex_setup), so their checks,
  * parents and lifetime are the core's.  libefa refuses a non-EFA device in every entry point
@@ -21,6 +24,7 @@
  */
 #include "efa.h"
 #include "addr.h"
+#include "comp_cntr.h"
 #include "context.h"
 #include "cq.h"
 #include "errors.h"
@@ -471,6 +475,76 @@ PV_TYPE_SPEC(emr, "pyverbs.providers.efa.efadv.EfaMR", struct pv_mr,
 	     "An MR (same constructor) with query(), its EFA attributes.",
 	     { Py_tp_methods, emr_methods }, );
 
+/* ------------------------------------------------------------------ */
+/* EfaCompCntr                                                         */
+/* ------------------------------------------------------------------ */
+
+#if HAVE_EFADV_CREATE_COMP_CNTR
+/* The creation hook of EfaCompCntr (pv_comp_cntr_setup()); arg is the
+ * EfaCompCntrInitAttr. */
+static struct ibv_comp_cntr *ecc_create(struct ibv_context *ctx,
+					struct ibv_comp_cntr_init_attr *attr,
+					void *arg)
+{
+	struct pv_efa_comp_cntr_attr *ea = arg;
+	struct efadv_comp_cntr_init_attr efa;
+	struct ibv_comp_cntr *c;
+
+	memset(&efa, 0, sizeof(efa));
+	efa.flags = ea->flags;
+	if (ea->flags & EFADV_COMP_CNTR_INIT_WITH_COMP_EXTERNAL_MEM) {
+		efa.comp_cntr_ext_mem.type = EFADV_MEMORY_LOCATION_VA;
+		efa.comp_cntr_ext_mem.ptr = (uint8_t *)(uintptr_t)ea->comp_va;
+	}
+	if (ea->flags & EFADV_COMP_CNTR_INIT_WITH_ERR_EXTERNAL_MEM) {
+		efa.err_cntr_ext_mem.type = EFADV_MEMORY_LOCATION_VA;
+		efa.err_cntr_ext_mem.ptr = (uint8_t *)(uintptr_t)ea->err_va;
+	}
+	/* NULL, errno (EOPNOTSUPP on a non-EFA device) */
+	c = efadv_create_comp_cntr(ctx, attr, &efa, sizeof(efa));
+	if (!c)
+		pv_raise_errno("efadv_create_comp_cntr",
+			       "Failed to create EFA comp_cntr");
+	return c;
+}
+#endif
+
+static int ecc_init(PyObject *obj, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "ctx", "attr", "efa_attr", NULL };
+	PyObject *ctx, *attr, *efa = Py_None, *dflt = NULL;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:EfaCompCntr", kwlist,
+					 &ctx, &attr, &efa))
+		return -1;
+	if (efa == Py_None) /* no external memory */
+		efa = dflt =
+			PyObject_CallNoArgs((PyObject *)pv_efa.CompCntrAttr);
+	else if (efa_arg(efa, pv_efa.CompCntrAttr, "efa_attr"))
+		return -1;
+	if (!efa)
+		return -1;
+#if HAVE_EFADV_CREATE_COMP_CNTR
+	rc = pv_comp_cntr_setup(obj, ctx, attr, "efadv_create_comp_cntr",
+				ecc_create, efa);
+#else
+	rc = pv_comp_cntr_setup(obj, ctx, attr, "efadv_create_comp_cntr", NULL,
+				efa);
+#endif
+	Py_XDECREF(dflt);
+	return rc;
+}
+
+/* GC, methods and close: CompCntr's */
+PV_TYPE_SPEC(ecc, "pyverbs.providers.efa.efadv.EfaCompCntr",
+	     struct pv_comp_cntr,
+	     "EfaCompCntr(ctx, attr, efa_attr=None)\n--\n\n"
+	     "A CompCntr made by efadv_create_comp_cntr(): attr a "
+	     "CompCntrInitAttr, efa_attr an EfaCompCntrInitAttr (where the "
+	     "device keeps the counts) or None (in the device).",
+	     { Py_tp_init, ecc_init }, );
+
 int pv_efadv_init_types(PyObject *m)
 {
 	static const struct pv_type_def types[] = {
@@ -480,6 +554,7 @@ int pv_efadv_init_types(PyObject *m)
 		{ &srdx_spec, &pv.QPEx, &pv_efa.SRDQPEx },
 		{ &ecq_spec, &pv.CQEX, &pv_efa.CQ },
 		{ &emr_spec, &pv.MR, &pv_efa.MR },
+		{ &ecc_spec, &pv.CompCntr, &pv_efa.CompCntr },
 		{ NULL }
 	};
 
