@@ -295,26 +295,31 @@ class Server:
         return None
 
     def wait_wc(self, opcode):
-        """The next work completion (of opcode), polling the CQ; a CM event
-        in between (the client's disconnect) ends the wait."""
+        """The next work completion of opcode, polling the CQ; a CM event
+        in between (the client's disconnect) ends the wait.  The send and
+        the receive queue complete in no order between them (the client's
+        next message may complete before the ACK of ours): a completion of
+        another opcode waits in self.wcs for its turn."""
         spins = 0
-        while not self.wcs:
+        while True:
+            for i, wc in enumerate(self.wcs):
+                if wc.status == e.IBV_WC_WR_FLUSH_ERR:
+                    raise Disconnected()
+                check_wc(wc, 'completion')
+                if wc.opcode == opcode:
+                    return self.wcs.pop(i)
+            if len(self.wcs) > SQ_DEPTH + 2:
+                raise Failure('unexpected completion opcode %d'
+                              % self.wcs[0].opcode)
             n, wcs = self.cq.poll(4)
             if n:
                 self.wcs.extend(wcs)
-                break
+                continue
             # Spin a while (the answer is usually on its way), then nap.
             spins += 1
             if select.select([self.fd], [], [],
                              0 if spins < 2000 else 0.001)[0]:
                 self.wait_event(None)
-        wc = self.wcs.pop(0)
-        if wc.status == e.IBV_WC_WR_FLUSH_ERR:
-            raise Disconnected()
-        check_wc(wc, 'completion')
-        if wc.opcode != opcode:
-            raise Failure('unexpected completion opcode %d' % wc.opcode)
-        return wc
 
     def run(self):
         o = self.o
@@ -394,9 +399,11 @@ class Server:
                 length = len(cstr(data)) + 1
                 child.post_write(rdma_mr, length, addr, rkey, flags=signaled)
                 self.wait_wc(e.IBV_WC_RDMA_WRITE)
-                go_ahead()
+                # served: the client may disconnect as soon as the go-ahead
+                # arrives, before its ACK completes our send (then flushed)
                 pings += 1
                 t1 = time.monotonic()
+                go_ahead()
         except Disconnected:
             pass
         try:

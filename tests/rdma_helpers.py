@@ -233,3 +233,40 @@ def device_resources():
     except (OSError, subprocess.SubprocessError):
         return None
     return r.stdout if r.returncode == 0 else None
+
+
+def poll_one(cq, timeout=10.0):
+    """The next WC of cq whatever its status (PyverbsError after timeout
+    seconds without one)."""
+    end = time.monotonic() + timeout
+    while True:
+        n, got = cq.poll(1)
+        if n:
+            return got[0]
+        if time.monotonic() > end:
+            raise PyverbsError(f'No completion in {timeout} s')
+
+
+def odp_or_skip(ctx, pd, transport='rc_odp_caps', needed=0):
+    """The device's odp_caps where it has ODP (IBV_ODP_SUPPORT) and the
+    transport's caps include needed.  Otherwise the test skips saying what
+    the device lacks, after checking that an ODP registration is refused
+    cleanly where the device has no ODP at all (Soft-RoCE before kernel
+    6.14): the kernel's check of the access flags answers EINVAL (6.1) or
+    EOPNOTSUPP (later kernels)."""
+    import errno
+    from pyverbs.pyverbs_error import PyverbsRDMAError
+    odp = ctx.query_device_ex().odp_caps
+    have = getattr(odp, transport)
+    if odp.general_caps & e.IBV_ODP_SUPPORT and have & needed == needed:
+        return odp
+    if not odp.general_caps & e.IBV_ODP_SUPPORT:
+        with pytest.raises(PyverbsRDMAError) as ei:
+            MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
+        assert ei.value.error_code in (errno.EINVAL, errno.EOPNOTSUPP)
+        assert ei.value.func == 'ibv_reg_mr'
+        assert str(ei.value).startswith('Failed to register a MR.')
+    pytest.skip(f'{ctx.name} of this kernel has no ODP for this (odp_caps: '
+                f'general_caps {odp.general_caps:#x}, {transport} '
+                f'{have:#x}, needs {needed:#x}); an ODP MR is refused '
+                'cleanly where it has none')

@@ -494,6 +494,38 @@ def test_buf_rc_traffic(ctx):
     assert all(x.closed for x in bufs)      # with their PDs
 
 
+@need_buf
+def test_odp_mrex_and_bufmr_rc_traffic(ctx):
+    """ODP (rxe from kernel 6.14) through the newer registrations: RC
+    SEND/RECV and RDMA WRITE from an ODP MREx into an ODP BufMR over a
+    Buf, each access at a page start (see test_traffic's ODP note); the
+    data lands in the Buf's memory."""
+    from rdma_helpers import odp_or_skip, poll, recv_wr, send_wr
+    with PD(ctx) as pd:
+        odp_or_skip(ctx, pd, 'rc_odp_caps', e.IBV_ODP_SUPPORT_SEND |
+                    e.IBV_ODP_SUPPORT_RECV | e.IBV_ODP_SUPPORT_WRITE)
+    odp = LW | RW | e.IBV_ACCESS_ON_DEMAND
+    a, b = _pair(ctx)
+    try:
+        buf = Buf(b.pd, 3 * PAGE)
+        _swap_mr(a, MREx(a.pd, 2 * PAGE, odp))
+        _swap_mr(b, BufMR(b.pd, buf, 2 * PAGE, odp, offset=PAGE))
+        b.qp.post_recv(recv_wr(b, length=PAGE))
+        a.qp.post_send(send_wr(a, b'ODP MREx to ODP BufMR'))
+        poll(a.cq)
+        poll(b.cq)
+        assert b.mr.read(21, 0) == b'ODP MREx to ODP BufMR'
+        wr = send_wr(a, b'written on demand', opcode=e.IBV_WR_RDMA_WRITE)
+        wr.set_wr_rdma(b.mr.rkey, b.mr.buf + PAGE)
+        a.qp.post_send(wr)
+        poll(a.cq)
+        assert ctypes.string_at(buf.addr + 2 * PAGE, 17) == \
+            b'written on demand'
+    finally:
+        a.close()
+        b.close()
+
+
 @pytest.mark.skipif(not HAVE_BUF or _verbs._HAVE_BUF_DMABUF_FD,
                     reason='only a build with ibv_alloc_buf (64) but not '
                     'ibv_export_buf_dmabuf_fd (65)')

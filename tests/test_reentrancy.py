@@ -30,7 +30,8 @@ PyverbsRDMAError), TypeError, ValueError, OverflowError or
 NotImplementedError: never SystemError, never another type, never a
 crash.  Afterwards the target is cleanly closed or still usable: a close
 refused inside the call leaves it open (str() of it works), close()
-succeeds and a second close() does nothing.  (Buffer export, __buffer__,
+succeeds and a second close() does nothing; __buffer__ (Python 3.12 on)
+may also raise BufferError, the buffer protocol's error.  (Buffer export
 cannot be hooked from Python on CPython 3.11: bytes-like arguments get
 the number/sequence shapes only.)
 
@@ -972,6 +973,11 @@ class _Never(Exception):
 
 
 def _other_error(unit):
+    if unit.member == '__buffer__':
+        # Python 3.12 on: bf_getbuffer as a method, whose flags argument
+        # is a hook; an export refused (the object closed by the hook)
+        # is the buffer protocol's BufferError, as memoryview(obj) gives
+        return BufferError
     return OTHER_ERRORS.get((unit.cls.__name__, unit.member), (_Never,))[0]
 
 

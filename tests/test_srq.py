@@ -591,6 +591,48 @@ def test_rc_and_ud_qps_share_one_srq(ctx, rx, gid_index):
             s.close()
 
 
+def test_odp_srq_traffic(ctx, rx, gid_index):
+    """Two RC QPs receive through one SRQ into an ODP MR (rxe from kernel
+    6.14), from senders whose MRs are ODP too; each receive has a page of
+    its own (kernel 7.2's rxe copies ODP data to the start of the page an
+    address falls in: see test_traffic's ODP note)."""
+    from rdma_helpers import ALL_ACCESS, odp_or_skip
+    odp_or_skip(rx.ctx, rx.pd, 'rc_odp_caps',
+                e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_SRQ_RECV)
+    page = 4096
+    rx.mr.close()
+    rx.mr = MR(rx.pd, 4 * page,
+               e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
+    rx.SLOT = page
+    recv_qps = [rx.qp(e.IBV_QPT_RC), rx.qp(e.IBV_QPT_RC)]
+    senders = [End(ctx, e.IBV_QPT_RC, gid_index=gid_index, msg_size=64,
+                   access=ALL_ACCESS | e.IBV_ACCESS_ON_DEMAND)
+               for _ in recv_qps]
+    try:
+        for s, r in zip(senders, recv_qps):
+            connect(s, r)
+        rx.srq.post_recv(rx.recv_wrs(range(4)))
+        sent = {}
+        for n in range(2):
+            for k, (s, r) in enumerate(zip(senders, recv_qps)):
+                data = f'ODP qp{k} message {n}'.encode()
+                s.qp.post_send(send_wr(s, data, wr_id=n))
+                sent[n * 2 + k] = (r.qp.qp_num, data)
+                poll(s.cq)
+        got = {}
+        for wc in poll(rx.cq, 4):
+            assert wc.opcode == e.IBV_WC_RECV
+            got.setdefault(wc.qp_num, []).append(
+                rx.mr.read(wc.byte_len, wc.wr_id * page))
+        want = {}
+        for i in sorted(sent):
+            want.setdefault(sent[i][0], []).append(sent[i][1])
+        assert got == want
+    finally:
+        for s in senders:
+            s.close()
+
+
 def test_srq_post_recv_forms_and_failures(ctx, pd):
     srq = _srq(pd, max_wr=16, max_sge=1)
     mr = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)

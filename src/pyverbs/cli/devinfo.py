@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """``pyverbs devinfo``: a device's attributes and its ports', laid out as
 ibverbs-utils' ibv_devinfo (rdma-core 44) prints them, read through
-pyverbs (Context.query_device_ex, query_port, query_gid_ex)."""
+pyverbs (Context.query_device_ex, query_port, query_gid_ex); the ODP caps
+of RDMA FLUSH and ATOMIC WRITE (kernel 7.2's rxe has them) are named as
+the ibv_devinfo of rdma-core 58 on names them."""
 import argparse
 import errno
 import socket
@@ -57,7 +59,8 @@ DEVICE_CAPS_EX: _Bits = [(1 << 32, 'RAW_SCATTER_FCS'),
 ODP_GENERAL: _Bits = [(1, 'ODP_SUPPORT'), (2, 'ODP_SUPPORT_IMPLICIT')]
 ODP_TRANSPORT: _Bits = [(1, 'SUPPORT_SEND'), (2, 'SUPPORT_RECV'),
                  (4, 'SUPPORT_WRITE'), (8, 'SUPPORT_READ'),
-                 (16, 'SUPPORT_ATOMIC'), (32, 'SUPPORT_SRQ')]
+                 (16, 'SUPPORT_ATOMIC'), (32, 'SUPPORT_SRQ'),
+                 (64, 'SUPPORT_FLUSH'), (128, 'SUPPORT_ATOMIC_WRITE')]
 # _Bits of a supported_qpts word: 1 << IBV_QPT_xxx.
 QPT_BITS: _Bits = [(1 << 8, 'SUPPORT_RAW_PACKET'), (1 << 4, 'SUPPORT_UD')]
 RAW_PACKET_CAPS: _Bits = [(1, 'C-VLAN stripping offload'),
