@@ -150,16 +150,20 @@ static int dm_op_access(struct dm_op_addr *self, void *buf, uint64_t len,
 	}
 	if (dm_op_addr_range(self, len))
 		return -1;
-#define DM_OP(t)                                      \
-	do {                                          \
-		t v_;                                 \
-		if (store) {                          \
-			memcpy(&v_, buf, sizeof(v_)); \
-			*(volatile t *)p = v_;        \
-		} else {                              \
-			v_ = *(volatile t *)p;        \
-			memcpy(buf, &v_, sizeof(v_)); \
-		}                                     \
+	/* one access of the given width; the DM's offset in its op page
+	 * need not be a multiple of it (x86 takes an unaligned access as
+	 * one), so the type says alignment 1: no undefined behaviour */
+#define DM_OP(t)                                             \
+	do {                                                 \
+		typedef t __attribute__((aligned(1))) una_t; \
+		t v_;                                        \
+		if (store) {                                 \
+			memcpy(&v_, buf, sizeof(v_));        \
+			*(volatile una_t *)p = v_;           \
+		} else {                                     \
+			v_ = *(volatile una_t *)p;           \
+			memcpy(buf, &v_, sizeof(v_));        \
+		}                                            \
 	} while (0)
 	switch (len) {
 	case 1:
