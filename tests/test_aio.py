@@ -406,7 +406,7 @@ def test_rc_across_devices_with_awaited_completions(cm):
     port = '18542'
 
     async def one(side, status=e.IBV_WC_SUCCESS):
-        (wc,) = await asyncio.wait_for(aio.poll(side.cq), 20)
+        (wc,) = await asyncio.wait_for(aio.poll(side.cq, 1), 20)
         assert wc.status == status, wc
         return wc
 
