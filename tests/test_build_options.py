@@ -65,7 +65,12 @@ def _build(tmp_path, *options):
     if not meson or not shutil.which('ninja'):
         pytest.skip('meson and ninja are needed (pip install .[test])')
     build = tmp_path / 'build'
+    # for the interpreter running the tests (a free-threaded one too), not
+    # the python3 meson would find
+    native = tmp_path / 'native.ini'
+    native.write_text("[binaries]\npython = '%s'\n" % sys.executable)
     subprocess.run([meson, 'setup', str(build), ROOT, *options,
+                    '--native-file', str(native),
                     '-Dbuildtype=debugoptimized'],
                    check=True, capture_output=True)
     r = subprocess.run(['ninja', '-C', str(build)], capture_output=True,
