@@ -413,3 +413,63 @@ def test_close_racing_gc(dev_name):
     assert not errors, errors
     assert rounds and created
     assert all(o.closed for objs in created for o in objs)
+
+
+def test_qpex_batch_is_its_threads(ctx):
+    """A wr_start() .. wr_complete() batch belongs to the thread that
+    opened it: another thread's wr_start(), builders, wr_complete() and
+    wr_abort() get a PyverbsUserError and leave the batch as it was, so
+    that no WQE is written by two threads; once the batch is complete, the
+    other thread opens its own, and both writes arrive."""
+    from pyverbs.pyverbs_error import PyverbsUserError
+    a, b = pair(ctx, e.IBV_QPT_RC, msg_size=64, depth=16,
+                send_ops_flags=e.IBV_QP_EX_WITH_RDMA_WRITE)
+    try:
+        qp = a.qp
+        qp.wr_start()
+        qp.wr_id = 1
+        qp.wr_flags = e.IBV_SEND_SIGNALED
+        qp.wr_rdma_write(b.mr.rkey, b.mr.buf)
+        refused = []
+
+        def other():
+            for call in (qp.wr_start, lambda: qp.wr_rdma_write(
+                    b.mr.rkey, b.mr.buf + 8), lambda: qp.wr_set_sge(
+                    a.mr.lkey, a.mr.buf, 8), qp.wr_complete, qp.wr_abort):
+                try:
+                    call()
+                    refused.append(None)
+                except PyverbsUserError as ex:
+                    refused.append(str(ex))
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join(30)
+        assert len(refused) == 5 and all(
+            r and "Another thread's wr_start() batch" in r
+            for r in refused), refused
+        a.mr.write(b'A' * 8, 8, 0)
+        qp.wr_set_sge(a.mr.lkey, a.mr.buf, 8)
+        qp.wr_complete()
+        assert [w.wr_id for w in poll(a.cq, 1)] == [1]
+
+        def own_batch():
+            qp.wr_start()
+            qp.wr_id = 2
+            qp.wr_flags = e.IBV_SEND_SIGNALED
+            qp.wr_rdma_write(b.mr.rkey, b.mr.buf + 8)
+            qp.wr_set_sge(a.mr.lkey, a.mr.buf + 8, 8)
+            qp.wr_complete()
+
+        a.mr.write(b'B' * 8, 8, 8)
+        t = threading.Thread(target=own_batch)
+        t.start()
+        t.join(30)
+        assert [w.wr_id for w in poll(a.cq, 1)] == [2]
+        assert b.mr.read(16, 0) == b'A' * 8 + b'B' * 8
+        # a builder of this thread with no batch says so, not "another"
+        with pytest.raises(PyverbsUserError, match='Call wr_start'):
+            qp.wr_rdma_write(b.mr.rkey, b.mr.buf)
+    finally:
+        a.close()
+        b.close()

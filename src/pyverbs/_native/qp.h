@@ -96,13 +96,26 @@ PyObject *pv_qp_query_pair(PyObject *obj, struct ibv_qp *(*get)(PyObject *),
  * QP was created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS.  Between wr_start()
  * and wr_complete()/wr_abort() in_wr is set and held (a list) holds the AHs
  * given to wr_set_ud_addr() and the MWs and MRs given to wr_bind_mw(),
- * checked still open before wr_complete().
+ * checked still open before wr_complete().  A batch is the thread's that
+ * opened it (batch_owner, its PyThreadState): another thread's builders,
+ * wr_complete() and wr_abort() are refused (pv_qpx_batch_refused()), so
+ * that two threads never write into one WQE.
  */
 struct pv_qp_ex {
 	struct pv_qp qp;
 	struct ibv_qp_ex *qpx;
 	int in_wr;
+	const void *batch_owner;
 	PyObject *held;
 };
+
+/* Is a batch open on q, opened by this thread? */
+static inline int pv_qpx_my_batch(const struct pv_qp_ex *q)
+{
+	return q->in_wr && q->batch_owner == (const void *)PyThreadState_Get();
+}
+/* Why this thread may not build on q now (no batch, or another thread's):
+ * raises PyverbsUserError and returns -1. */
+int pv_qpx_batch_refused(const struct pv_qp_ex *q);
 
 #endif /* PV_QP_H */

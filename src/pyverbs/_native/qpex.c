@@ -38,6 +38,7 @@ static void qpx_end_batch(struct pv_qp_ex *self)
 	Py_ssize_t i, n;
 
 	self->in_wr = 0;
+	self->batch_owner = NULL;
 	n = self->held ? PyList_GET_SIZE(self->held) : 0;
 	if (!n)
 		return;
@@ -130,13 +131,25 @@ static struct ibv_qp_ex *qpx_get_slow(PyObject *obj)
 	return self->qpx;
 }
 
-/* As qpx_get(), inside a wr_start() .. wr_complete() batch. */
+int pv_qpx_batch_refused(const struct pv_qp_ex *q)
+{
+	if (!q->in_wr)
+		pv_raise_user("Call wr_start() before building a work request");
+	else
+		pv_raise_user("Another thread's wr_start() batch is open on "
+			      "this QP: only that thread may build, complete "
+			      "or abort it");
+	return -1;
+}
+
+/* As qpx_get(), inside a wr_start() .. wr_complete() batch of this
+ * thread. */
 static struct ibv_qp_ex *qpx_batch_slow(PyObject *obj)
 {
 	struct ibv_qp_ex *qpx = qpx_get_slow(obj);
 
-	if (qpx && !QPX(obj)->in_wr) {
-		pv_raise_user("Call wr_start() before building a work request");
+	if (qpx && !pv_qpx_my_batch(QPX(obj))) {
+		pv_qpx_batch_refused(QPX(obj));
 		return NULL;
 	}
 	return qpx;
@@ -157,7 +170,7 @@ static inline struct ibv_qp_ex *qpx_batch(PyObject *obj)
 {
 	struct pv_qp_ex *self = QPX(obj);
 
-	if (!self->qp.obj.closed && self->qpx && self->in_wr)
+	if (!self->qp.obj.closed && self->qpx && pv_qpx_my_batch(self))
 		return self->qpx;
 	return qpx_batch_slow(obj);
 }
@@ -190,11 +203,15 @@ static PyObject *qpx_wr_start(PyObject *obj, PyObject *unused)
 
 	if (!qpx)
 		return NULL;
-	if (QPX(obj)->in_wr) /* a second ibv_wr_start() can deadlock */
+	if (QPX(obj)->in_wr) { /* a second ibv_wr_start() can deadlock */
+		if (!pv_qpx_my_batch(QPX(obj)))
+			return (pv_qpx_batch_refused(QPX(obj)), NULL);
 		return pv_raise_user("wr_start() was already called: finish "
 				     "with wr_complete() or wr_abort() first");
+	}
 	ibv_wr_start(qpx);
 	QPX(obj)->in_wr = 1;
+	QPX(obj)->batch_owner = PyThreadState_Get();
 	Py_RETURN_NONE;
 }
 

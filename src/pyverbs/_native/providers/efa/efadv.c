@@ -265,9 +265,8 @@ static PyObject *srdx_wr_set_processing_hints(PyObject *obj, PyObject *arg)
 		return pv_raise_user("This SRDQPEx was created without "
 				     "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: the "
 				     "ibv_wr_* API is not available");
-	if (!self->in_wr)
-		return pv_raise_user("Call wr_start() before building a work "
-				     "request");
+	if (!pv_qpx_my_batch(self))
+		return (pv_qpx_batch_refused(self), NULL);
 	/* a container_of of the QP efadv_create_qp_ex() made */
 	dv = efadv_qp_from_ibv_qp_ex(self->qpx);
 	if (!dv || !dv->wr_set_processing_hints)

@@ -235,7 +235,7 @@ static PyObject *mqp_wr_complete(PyObject *obj, PyObject *unused)
 	struct mlx5_qp *self = MQP(obj);
 	PyObject *r;
 
-	if (!self->qpx.qp.obj.closed && self->qpx.in_wr &&
+	if (!self->qpx.qp.obj.closed && pv_qpx_my_batch(&self->qpx) &&
 	    mqp_check_pinned(self))
 		return NULL;
 	/* the batch ends whatever ibv_wr_complete() returns */
@@ -285,8 +285,8 @@ static struct mlx5dv_qp_ex *mqp_batch(PyObject *obj, size_t off,
 			      name);
 		return NULL;
 	}
-	if (!self->qpx.in_wr) {
-		pv_raise_user("Call wr_start() before building a work request");
+	if (!pv_qpx_my_batch(&self->qpx)) {
+		pv_qpx_batch_refused(&self->qpx);
 		return NULL;
 	}
 	if (!DV_FN(self->dv, off)) {
