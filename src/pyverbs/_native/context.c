@@ -614,7 +614,7 @@ static PyObject *ctx_get_async_event(PyObject *obj, PyObject *unused)
 	 * non-blocking): let other threads run, but not close us. */
 	pv_busy_enter(&self->obj);
 	for (;;) {
-		Py_BEGIN_ALLOW_THREADS
+		PV_BLOCKING_BEGIN
 		rc = ibv_get_async_event(self->ctx, &ev); /* 0 or -1+errno */
 		err = errno;
 		/* Acked before taking the GIL back: ibv_destroy_qp/cq/srq/wq
@@ -623,7 +623,7 @@ static PyObject *ctx_get_async_event(PyObject *obj, PyObject *unused)
 		 * object may be closing or gone by then: None). */
 		if (!rc)
 			ibv_ack_async_event(&ev);
-		Py_END_ALLOW_THREADS
+		PV_BLOCKING_END
 		if (!rc || err != EINTR)
 			break;
 		if (PyErr_CheckSignals()) {

@@ -200,10 +200,10 @@ static PyObject *cc_get_cq_event(PyObject *obj, PyObject *args, PyObject *kw)
 	pv_busy_enter(&self->obj);
 	pv_busy_enter(&cq->obj);
 	for (;;) {
-		Py_BEGIN_ALLOW_THREADS
+		PV_BLOCKING_BEGIN
 		rc = ibv_get_cq_event(self->cc, &ev_cq, &ev_ctx);
 		err = errno;
-		Py_END_ALLOW_THREADS
+		PV_BLOCKING_END
 		/* interrupted by a signal: run its handler, then wait on */
 		if (rc && err == EINTR && !PyErr_CheckSignals())
 			continue;

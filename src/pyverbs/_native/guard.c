@@ -81,6 +81,11 @@ static int is_direct(const char *type, const char *name)
 
 	if (listed(never, name))
 		return 1;
+#ifdef Py_GIL_DISABLED
+	/* without the GIL, nothing keeps other threads out between an open
+	 * check and a handle's use: the data path takes its use too */
+	return 0;
+#endif
 	for (i = 0; i < sizeof(direct) / sizeof(direct[0]); i++)
 		if (!strcmp(direct[i].type, type) &&
 		    listed(direct[i].members, name))
@@ -142,7 +147,69 @@ struct guard_meth {
 	int flags;	  /* its calling convention */
 	const char *type; /* short type name, for messages */
 	const char *name;
+	int handle; /* of a handle type (uses); else a data type's (no GIL) */
+	int wrs;    /* a work request's, or a post (no GIL, below) */
 };
+
+/*
+ * Without the GIL, a call also holds the critical section of its object
+ * and of the first pyverbs data object among its arguments (a SendWR
+ * posted, a QPAttr given to modify(), the AHAttr set into a QPAttr): two
+ * threads never run calls of one object at once, nor read a data object
+ * while another sets it.  Like the GIL, a critical section is let go while
+ * its thread blocks.
+ */
+#ifdef Py_GIL_DISABLED
+static PyObject *data_partner(PyObject *self, PyObject *const *args,
+			      Py_ssize_t n)
+{
+	Py_ssize_t i;
+
+	for (i = 0; i < n; i++)
+		if (args[i] != self &&
+		    PyObject_TypeCheck(args[i], pv.PyverbsObject) &&
+		    !PyObject_TypeCheck(args[i], pv.PyverbsCM))
+			return args[i];
+	return NULL;
+}
+/* one section: two objects, or self alone (the same object twice) */
+#define CS_BEGIN(self, other) \
+	Py_BEGIN_CRITICAL_SECTION2(self, (other) ? (other) : (self));
+#define CS_END Py_END_CRITICAL_SECTION2()
+
+/*
+ * Work requests are read by posts in chains and lists, many objects at
+ * once: the calls of SendWR, RecvWR, SGE and OpsWr objects and the posts
+ * take one critical section for them all, wr_section's.  A post of plain
+ * WRs copies them and lets it go while the provider posts the copy (the
+ * thread detaches there: post.c's post_released), so posts of several
+ * threads still reach their providers side by side.
+ */
+static PyObject *wr_section;
+static const char wr_types[] = " pyverbs.wr.SendWR pyverbs.wr.RecvWR "
+			       "pyverbs.wr.SGE pyverbs.srq.OpsWr ";
+static const char wr_posts[] = " post_send post_recv post_srq_ops ";
+#endif
+
+static int takes_wrs(const char *type, const char *name)
+{
+#ifdef Py_GIL_DISABLED
+	return listed(wr_types, type) || (name && listed(wr_posts, name));
+#else
+	(void)type;
+	(void)name;
+	return 0;
+#endif
+}
+
+#ifdef Py_GIL_DISABLED
+/* the second object of a call's section: the WRs', or its data object */
+static PyObject *section_partner(int wrs, PyObject *self, PyObject *const *args,
+				 Py_ssize_t n)
+{
+	return wrs ? wr_section : data_partner(self, args, n);
+}
+#endif
 
 /* Call the original method by its own convention. */
 static PyObject *call_orig(const struct guard_meth *g, PyObject *self,
@@ -218,6 +285,7 @@ static PyObject *call_orig(const struct guard_meth *g, PyObject *self,
 
 #define GUARD_METHODS 600
 #define GUARD_INITS 200
+#define GUARD_SPECS 400
 
 static struct guard_meth meths[GUARD_METHODS];
 static int nmeths;
@@ -230,8 +298,23 @@ static PyObject *guarded_call(const struct guard_meth *g, PyObject *self,
 	struct guard_uses uses;
 	PyObject *r;
 
-	uses_begin(&uses, self, args, nargs, kwnames);
+	uses.n = 0;
+	if (g->handle)
+		uses_begin(&uses, self, args, nargs, kwnames);
+#ifdef Py_GIL_DISABLED
+	{
+		Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+
+		PyObject *other =
+			section_partner(g->wrs, self, args, nargs + nkw);
+
+		CS_BEGIN(self, other)
+		r = call_orig(g, self, args, nargs, kwnames);
+		CS_END
+	}
+#else
 	r = call_orig(g, self, args, nargs, kwnames);
+#endif
 	uses_end(&uses);
 	return r;
 }
@@ -265,7 +348,20 @@ static int guarded_init(const struct guard_init *g, PyObject *self,
 	}
 	uses_tuple_begin(&uses, self, args, kw);
 	o->opened_once = 0;
+#ifdef Py_GIL_DISABLED
+	{
+		PyObject *other =
+			args ? data_partner(self, &PyTuple_GET_ITEM(args, 0),
+					    PyTuple_GET_SIZE(args)) :
+			       NULL;
+
+		CS_BEGIN(self, other)
+		r = g->init(self, args, kw);
+		CS_END
+	}
+#else
 	r = g->init(self, args, kw);
+#endif
 	if (o->opened_once)
 		o->init_opened = 1;
 	o->opened_once |= before;
@@ -316,17 +412,31 @@ struct guard_getset {
 	getter get;
 	setter set;
 	void *closure;
+	int handle; /* as struct guard_meth's */
+	int wrs;
 };
 
 static PyObject *guarded_get(PyObject *self, void *closure)
 {
 	const struct guard_getset *g = closure;
-	struct pv_use u;
+	struct guard_uses uses;
 	PyObject *r;
 
-	pv_use_begin(&u, PV_OBJ(self));
+	uses.n = 0;
+	if (g->handle)
+		use_one(&uses, self);
+#ifdef Py_GIL_DISABLED
+	{
+		PyObject *other = g->wrs ? wr_section : NULL;
+
+		CS_BEGIN(self, other)
+		r = g->get(self, g->closure);
+		CS_END
+	}
+#else
 	r = g->get(self, g->closure);
-	pv_use_end(&u);
+#endif
+	uses_end(&uses);
 	return r;
 }
 
@@ -337,10 +447,24 @@ static int guarded_set(PyObject *self, PyObject *value, void *closure)
 	int r;
 
 	uses.n = 0;
-	use_one(&uses, self);
-	if (value)
-		use_one(&uses, value);
+	if (g->handle) {
+		use_one(&uses, self);
+		if (value)
+			use_one(&uses, value);
+	}
+#ifdef Py_GIL_DISABLED
+	{
+		PyObject *other =
+			value ? section_partner(g->wrs, self, &value, 1) :
+				section_partner(g->wrs, self, NULL, 0);
+
+		CS_BEGIN(self, other)
+		r = g->set(self, value, g->closure);
+		CS_END
+	}
+#else
 	r = g->set(self, value, g->closure);
+#endif
 	uses_end(&uses);
 	return r;
 }
@@ -354,7 +478,8 @@ static const char *short_name(const char *name)
 	return dot ? dot + 1 : name;
 }
 
-static PyMethodDef *guard_methods(const PyType_Spec *spec, PyMethodDef *m)
+static PyMethodDef *guard_methods(const PyType_Spec *spec, PyMethodDef *m,
+				  int handle)
 {
 	PyMethodDef *out;
 	size_t n, i;
@@ -383,13 +508,16 @@ static PyMethodDef *guard_methods(const PyType_Spec *spec, PyMethodDef *m)
 		g->flags = m[i].ml_flags;
 		g->type = short_name(spec->name);
 		g->name = m[i].ml_name;
+		g->handle = handle;
+		g->wrs = takes_wrs(spec->name, m[i].ml_name);
 		out[i].ml_meth = tm_table[nmeths++];
 		out[i].ml_flags = METH_FASTCALL | METH_KEYWORDS;
 	}
 	return out;
 }
 
-static PyGetSetDef *guard_getset(const PyType_Spec *spec, PyGetSetDef *d)
+static PyGetSetDef *guard_getset(const PyType_Spec *spec, PyGetSetDef *d,
+				 int handle)
 {
 	struct guard_getset *recs;
 	PyGetSetDef *out;
@@ -411,6 +539,8 @@ static PyGetSetDef *guard_getset(const PyType_Spec *spec, PyGetSetDef *d)
 		recs[i].get = d[i].get;
 		recs[i].set = d[i].set;
 		recs[i].closure = d[i].closure;
+		recs[i].handle = handle;
+		recs[i].wrs = takes_wrs(spec->name, NULL);
 		out[i].get = d[i].get ? guarded_get : NULL;
 		out[i].set = d[i].set ? guarded_set : NULL;
 		out[i].closure = &recs[i];
@@ -420,17 +550,24 @@ static PyGetSetDef *guard_getset(const PyType_Spec *spec, PyGetSetDef *d)
 
 int pv_guard_spec(PyType_Spec *spec, PyTypeObject *base)
 {
-	static const PyType_Spec *done[GUARD_INITS];
+	static const PyType_Spec *done[GUARD_SPECS];
 	static int ndone;
 	PyType_Slot *s;
-	int i;
+	int i, handle = base && pv.PyverbsCM &&
+			PyType_IsSubtype(base, pv.PyverbsCM);
 
-	if (!base || !pv.PyverbsCM || !PyType_IsSubtype(base, pv.PyverbsCM))
+#ifdef Py_GIL_DISABLED
+	/* data types too: their calls take the critical section */
+	if (!pv.PyverbsObject)
+		return 0; /* the base types themselves */
+#else
+	if (!handle)
 		return 0; /* not a handle type */
+#endif
 	for (i = 0; i < ndone; i++)
 		if (done[i] == spec)
 			return 0; /* a spec made into two types */
-	if (ndone == GUARD_INITS) {
+	if (ndone == GUARD_SPECS) {
 		PyErr_SetString(PyExc_ImportError,
 				"pyverbs: more handle types than guard.c "
 				"can follow");
@@ -442,12 +579,14 @@ int pv_guard_spec(PyType_Spec *spec, PyTypeObject *base)
 
 		switch (s->slot) {
 		case Py_tp_methods:
-			p = guard_methods(spec, s->pfunc);
+			p = guard_methods(spec, s->pfunc, handle);
 			break;
 		case Py_tp_getset:
-			p = guard_getset(spec, s->pfunc);
+			p = guard_getset(spec, s->pfunc, handle);
 			break;
 		case Py_tp_init:
+			if (!handle)
+				continue;
 			if (ninits == GUARD_INITS) {
 				PyErr_SetString(PyExc_ImportError,
 						"pyverbs: more __init__s than "
@@ -483,6 +622,10 @@ static PyMethodDef guard_functions[] = {
 
 int pv_guard_init(PyObject *m)
 {
+#ifdef Py_GIL_DISABLED
+	if (!wr_section && !(wr_section = PyList_New(0)))
+		return -1; /* held for ever: its mutex is the section's */
+#endif
 	pv.prepare_spec = pv_guard_spec;
 	return PyModule_AddFunctions(m, guard_functions);
 }

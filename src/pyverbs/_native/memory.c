@@ -155,6 +155,26 @@ enum { MEM_HEAP, MEM_MAP, MEM_OWNED };
 /* address (int) -> (MEM_HEAP, MEM_MAP or MEM_OWNED, length) */
 static PyObject *mem_blocks;
 
+/*
+ * A look-up and what follows from it (free() after finding the block, and
+ * forgetting it) as one step: the GIL makes it one, and without the GIL
+ * the critical section of mem_blocks does, so that two threads never free
+ * one block twice.  fn(arg) runs inside; its result is returned.
+ */
+static PyObject *mem_locked(PyObject *(*fn)(void *), void *arg)
+{
+	PyObject *r;
+
+#ifdef Py_GIL_DISABLED
+	Py_BEGIN_CRITICAL_SECTION(mem_blocks);
+	r = fn(arg);
+	Py_END_CRITICAL_SECTION();
+#else
+	r = fn(arg);
+#endif
+	return r;
+}
+
 static int mem_remember(void *p, int kind, size_t len)
 {
 	PyObject *key = PyLong_FromVoidPtr(p), *val;
@@ -333,23 +353,30 @@ static PyObject *mem_posix_memalign(PyObject *m, PyObject *args, PyObject *kw)
 	return PyLong_FromVoidPtr(p);
 }
 
+static PyObject *mem_free_block(void *arg)
+{
+	uint64_t addr = *(uint64_t *)arg;
+	size_t len;
+	int rc;
+
+	rc = mem_lookup(addr, MEM_HEAP, &len, "free");
+	if (rc <= 0 || mem_forget(addr))
+		return NULL;
+	free((void *)(uintptr_t)addr);
+	Py_RETURN_NONE;
+}
+
 static PyObject *mem_free(PyObject *m, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "ptr", NULL };
 	uint64_t addr;
-	size_t len;
-	int rc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&:free", kwlist,
 					 pv_conv_u64, &addr))
 		return NULL;
 	if (!addr) /* free(NULL) */
 		Py_RETURN_NONE;
-	rc = mem_lookup(addr, MEM_HEAP, &len, "free");
-	if (rc <= 0 || mem_forget(addr))
-		return NULL;
-	free((void *)(uintptr_t)addr);
-	Py_RETURN_NONE;
+	return mem_locked(mem_free_block, &addr);
 }
 
 static PyObject *mem_mmap(PyObject *m, PyObject *args, PyObject *kw)
@@ -405,18 +432,19 @@ static size_t mem_pages(size_t n)
 	return n / pg + (n % pg != 0);
 }
 
-static PyObject *mem_munmap(PyObject *m, PyObject *args, PyObject *kw)
-{
-	static char *kwlist[] = { "addr", "length", NULL };
+struct mem_range {
 	uint64_t addr;
-	size_t length, mapped;
+	size_t length;
+	int advice;
+};
+
+static PyObject *mem_unmap_block(void *arg)
+{
+	uint64_t addr = ((struct mem_range *)arg)->addr;
+	size_t length = ((struct mem_range *)arg)->length, mapped;
 	char a[MEM_ADDR_LEN];
 	int rc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:munmap", kwlist,
-					 pv_conv_u64, &addr, pv_conv_size,
-					 &length))
-		return NULL;
 	rc = mem_lookup(addr, MEM_MAP, &mapped, "munmap");
 	if (rc <= 0)
 		return NULL;
@@ -436,23 +464,40 @@ static PyObject *mem_munmap(PyObject *m, PyObject *args, PyObject *kw)
 	Py_RETURN_NONE;
 }
 
+static PyObject *mem_munmap(PyObject *m, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addr", "length", NULL };
+	struct mem_range r;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&:munmap", kwlist,
+					 pv_conv_u64, &r.addr, pv_conv_size,
+					 &r.length))
+		return NULL;
+	return mem_locked(mem_unmap_block, &r);
+}
+
+/* no thread frees the block meanwhile (mem_locked) */
+static PyObject *mem_advise_block(void *arg)
+{
+	const struct mem_range *r = arg;
+
+	if (r->length && mem_owns_pages(r->addr, r->length, "madvise") <= 0)
+		return NULL;
+	if (madvise((void *)(uintptr_t)r->addr, r->length, r->advice))
+		return pv_raise_errno("madvise", "Failed to madvise memory");
+	Py_RETURN_NONE;
+}
+
 static PyObject *mem_madvise(PyObject *m, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "addr", "length", "flags", NULL };
-	uint64_t addr;
-	size_t length;
-	int advice = MADV_DONTNEED;
+	struct mem_range r = { .advice = MADV_DONTNEED };
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O&:madvise", kwlist,
-					 pv_conv_u64, &addr, pv_conv_size,
-					 &length, pv_conv_int, &advice))
+					 pv_conv_u64, &r.addr, pv_conv_size,
+					 &r.length, pv_conv_int, &r.advice))
 		return NULL;
-	/* (with the GIL held: no thread frees the block meanwhile) */
-	if (length && mem_owns_pages(addr, length, "madvise") <= 0)
-		return NULL;
-	if (madvise((void *)(uintptr_t)addr, length, advice))
-		return pv_raise_errno("madvise", "Failed to madvise memory");
-	Py_RETURN_NONE;
+	return mem_locked(mem_advise_block, &r);
 }
 
 static PyObject *mem_read(PyObject *m, PyObject *args, PyObject *kw)

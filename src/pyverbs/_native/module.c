@@ -85,16 +85,24 @@ static int verbs_exec(PyObject *m)
 }
 
 /*
- * Free-threaded CPython (3.13t and later): the objects' busy marks, the
- * lifetime lists and the type table set up once in verbs_exec rely on the
- * GIL to serialise Python-level access, so the module says it needs the GIL
- * and such an interpreter turns the GIL back on when importing it.  Saying
- * Py_MOD_GIL_NOT_USED needs those made atomic or guarded by per-object
- * critical sections first, and a free-threaded interpreter to test on.
+ * Free-threaded CPython (3.13t and later): the module runs without the GIL
+ * and says so.  What the GIL kept consistent is kept without it by the
+ * gates of the lifetime trees (gate.c: no close while a call of another
+ * thread is in the tree), atomic lifetime marks (object.h), the lists'
+ * lock, the guard's critical sections on a call's object and its data
+ * object (guard.c: so the data path takes a use there too), posts made in
+ * place (post.h), per-call scratch memory (post.c), the memory registry's
+ * critical section (memory.c), and no caches of poll answers or WCs
+ * (cq.c).  The module's own state is set up once, in verbs_exec, under
+ * the import lock.
  */
 static PyModuleDef_Slot verbs_slots[] = { { Py_mod_exec, verbs_exec },
 #ifdef Py_mod_gil
+#ifdef Py_GIL_DISABLED
+					  { Py_mod_gil, Py_MOD_GIL_NOT_USED },
+#else
 					  { Py_mod_gil, Py_MOD_GIL_USED },
+#endif
 #endif
 					  { 0, NULL } };
 

@@ -54,6 +54,7 @@
 #include "object.h"
 #include "errors.h"
 #include "field.h"
+#include "gate.h"
 #include "init.h"
 #include "state.h"
 
@@ -111,16 +112,20 @@ void pv_obj_setup(struct pv_obj *o, pv_destroy_fn destroy)
 
 /* ---- in use ---- */
 
-/*
- * This thread's innermost use, in a thread-specific slot (Python's own
- * TSS API: a __thread variable would make the extension need the dynamic
- * loader's TLS entry points, tests/test_link.py).  A thread is named by
- * its PyThreadState.
- */
-static Py_tss_t uses_key = Py_tss_NEEDS_INIT;
+/* This thread's innermost use (gate.c keeps it).  A thread is named by its
+ * PyThreadState. */
+/* The lists' lock: without the GIL, calls of one tree run at once and
+ * link new children into the same parents (gate.c). */
+#ifdef Py_GIL_DISABLED
+#define GRAPH_LOCK() pv_graph_lock()
+#define GRAPH_UNLOCK() pv_graph_unlock()
+#else
+#define GRAPH_LOCK() ((void)0)
+#define GRAPH_UNLOCK() ((void)0)
+#endif
 
-#define my_uses ((struct pv_use *)PyThread_tss_get(&uses_key))
-#define set_my_uses(u) PyThread_tss_set(&uses_key, (u))
+#define my_uses pv_thread_uses()
+#define set_my_uses(u) pv_thread_set_uses(u)
 #define ME ((const void *)PyThreadState_Get())
 
 static PyObject *deferred; /* list: objects whose finalizer deferred */
@@ -132,19 +137,26 @@ void pv_use_begin(struct pv_use *u, struct pv_obj *o)
 	u->o = o;
 	u->prev = my_uses;
 	set_my_uses(u);
-	o->uses++;
+#ifdef Py_GIL_DISABLED
+	u->root = NULL;
+	pv_gate_enter(u);
+#endif
+	PV_ADD(o->uses, 1);
 }
 
 static void run_deferred(void);
+static inline int deferred_pending(void);
 
 void pv_use_end(struct pv_use *u)
 {
 	struct pv_obj *o = u->o;
 
+	PV_ADD(o->uses, -1);
+#ifdef Py_GIL_DISABLED
+	pv_gate_exit(u);
+#endif
 	set_my_uses(u->prev);
-	o->uses--;
-	if (!my_uses && deferred && PyList_GET_SIZE(deferred) &&
-	    !running_deferred)
+	if (!my_uses && deferred_pending())
 		run_deferred();
 	Py_DECREF(o);
 }
@@ -177,21 +189,23 @@ static void subtree_marks(struct pv_obj *o, int *busy, long *uses)
 	struct pv_list *n;
 	struct pv_obj *c;
 
-	*busy |= o->busy != 0;
-	*uses += o->uses;
+	*busy |= PV_LOAD(o->busy) != 0;
+	*uses += PV_LOAD(o->uses);
 	pv_obj_for_each_child(o, c, n) subtree_marks(c, busy, uses);
 }
 
-/* Let other threads run for a moment (a wait for their uses or close):
- * a short sleep rather than a yield, so that a thread that needs the GIL
- * to end its call surely gets it. */
+/* Wait a moment for another thread (its uses, posts or close): without
+ * the GIL, this thread's gates are left meanwhile, so that a closer that
+ * left them in a blocking destroy can take them back and finish. */
 static void wait_a_moment(void)
 {
-	static const struct timespec ts = { 0, 20000 }; /* 20 us */
-
-	Py_BEGIN_ALLOW_THREADS
-	nanosleep(&ts, NULL);
-	Py_END_ALLOW_THREADS
+#ifdef Py_GIL_DISABLED
+	pv_gates_leave();
+#endif
+	pv_wait_a_moment();
+#ifdef Py_GIL_DISABLED
+	pv_gates_return();
+#endif
 }
 
 /*
@@ -201,11 +215,8 @@ static void wait_a_moment(void)
  */
 static void defer_close(struct pv_obj *o)
 {
-	if (!deferred) {
-		deferred = PyList_New(0);
-		if (!deferred)
-			return;
-	}
+	if (!deferred)
+		return; /* made by pv_object_init_types() */
 	if (PyList_Append(deferred, (PyObject *)o))
 		return;
 	o->deferred = 1;
@@ -215,18 +226,35 @@ static int close_checked(struct pv_obj *o, int skip);
 static void unlink_parents(struct pv_obj *o);
 static void wait_posts(struct pv_obj *o);
 
+/* Is anything deferred, and nobody closing it already? (Without the GIL,
+ * one thread at a time runs the list: running_deferred is taken by a
+ * compare-and-swap; appends go on meanwhile, at the end.) */
+static inline int deferred_pending(void)
+{
+	return deferred && PyList_GET_SIZE(deferred) &&
+	       !PV_LOAD(running_deferred);
+}
+
 static void run_deferred(void)
 {
 	PyObject *et, *ev, *tb, *todo;
-	Py_ssize_t i;
+	Py_ssize_t i, n;
+#ifdef Py_GIL_DISABLED
+	int no = 0;
 
+	if (!__atomic_compare_exchange_n(&running_deferred, &no, 1, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+#else
 	running_deferred = 1;
+#endif
 	PyErr_Fetch(&et, &ev, &tb);
-	todo = deferred;
-	deferred = PyList_New(0);
-	if (!deferred) {
+	/* the ones there now; a close below may defer more, at the end */
+	n = PyList_GET_SIZE(deferred);
+	todo = PyList_GetSlice(deferred, 0, n);
+	if (!todo || PyList_SetSlice(deferred, 0, n, NULL)) {
 		PyErr_Clear();
-		deferred = todo;
+		Py_XDECREF(todo);
 		goto out;
 	}
 	for (i = 0; i < PyList_GET_SIZE(todo); i++) {
@@ -245,15 +273,15 @@ static void run_deferred(void)
 	Py_DECREF(todo); /* may free the closed objects */
 out:
 	PyErr_Restore(et, ev, tb);
-	running_deferred = 0;
+	PV_STORE(running_deferred, 0);
 }
 
 /* Wait, without the GIL, for the posts running on o without it; from now
  * on o's posts keep the GIL (o is about to close). */
 static void wait_posts(struct pv_obj *o)
 {
-	o->post_hold = 1;
-	while (o->posting)
+	PV_STORE(o->post_hold, 1);
+	while (PV_LOAD(o->posting))
 		wait_a_moment();
 }
 
@@ -268,11 +296,13 @@ int pv_obj_link(struct pv_obj *child, struct pv_obj *parent)
 			       Py_TYPE(child)->tp_name);
 		return -1;
 	}
-	l = pv_obj_link_at(child, child->nparents++);
 	Py_INCREF(parent);
+	GRAPH_LOCK();
+	l = pv_obj_link_at(child, child->nparents++);
 	l->parent = parent;
 	l->self = child;
 	list_add_tail(&l->node, &parent->children);
+	GRAPH_UNLOCK();
 	return 0;
 }
 
@@ -310,24 +340,36 @@ int pv_obj_relink(struct pv_obj *child, int slot, struct pv_obj *parent)
 	old = l->parent;
 	if (pv_check_open(parent))
 		return -1;
-	list_del(&l->node);
 	Py_INCREF(parent);
+	GRAPH_LOCK();
+	list_del(&l->node);
 	l->parent = parent;
 	list_add_tail(&l->node, &parent->children);
+	GRAPH_UNLOCK();
 	Py_DECREF(old);
 	return 0;
 }
 
-int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc)
+static int descends_from(struct pv_obj *o, struct pv_obj *anc)
 {
 	unsigned int i;
 
 	if (o == anc)
 		return 1;
 	for (i = 0; i < o->nparents; i++)
-		if (pv_obj_descends_from(pv_obj_link_at(o, i)->parent, anc))
+		if (descends_from(pv_obj_link_at(o, i)->parent, anc))
 			return 1;
 	return 0;
+}
+
+int pv_obj_descends_from(struct pv_obj *o, struct pv_obj *anc)
+{
+	int r;
+
+	GRAPH_LOCK();
+	r = descends_from(o, anc);
+	GRAPH_UNLOCK();
+	return r;
 }
 
 PyObject *pv_unimport(struct pv_obj *o, int imported)
@@ -357,11 +399,13 @@ int pv_obj_check_in(struct pv_obj *o, struct pv_obj *ctx, const char *what,
 int pv_obj_has_parent(struct pv_obj *o, struct pv_obj *p)
 {
 	unsigned int i;
+	int r = 0;
 
-	for (i = 0; i < o->nparents; i++)
-		if (pv_obj_link_at(o, i)->parent == p)
-			return 1;
-	return 0;
+	GRAPH_LOCK();
+	for (i = 0; i < o->nparents && !r; i++)
+		r = pv_obj_link_at(o, i)->parent == p;
+	GRAPH_UNLOCK();
+	return r;
 }
 
 int pv_obj_add_ref(struct pv_obj *parent, PyObject *child, PyTypeObject *tp)
@@ -405,12 +449,14 @@ static void unlink_parents(struct pv_obj *o)
 	 * own close must not find us in its list any more.  The links are
 	 * taken out of the object too, so that code run by a DECREF sees an
 	 * object with no parents (and may even link it again). */
+	GRAPH_LOCK();
 	for (i = 0; i < n; i++)
 		list_del(&pv_obj_link_at(o, i)->node);
 	memcpy(fixed, o->parents, sizeof(fixed));
 	o->nparents = 0;
 	o->xparents = NULL;
 	o->nxparents = 0;
+	GRAPH_UNLOCK();
 	for (i = 0; i < n; i++)
 		Py_DECREF(i < PV_MAX_PARENTS ? fixed[i].parent :
 					       x[i - PV_MAX_PARENTS].parent);
@@ -454,23 +500,36 @@ static const void *handle_of(struct pv_obj *c)
 	return NULL;
 }
 
-/* object.h; runs with the GIL held: nothing closes meanwhile */
-struct pv_obj *pv_obj_find_handle(struct pv_obj *o, const void *h, int levels)
+static struct pv_obj *find_handle(struct pv_obj *o, const void *h, int levels)
 {
 	struct pv_list *n;
 	struct pv_obj *c, *found;
 
-	if (!h || levels < 1 || levels > 16)
+	if (levels < 1)
 		return NULL;
 	pv_obj_for_each_child(o, c, n)
 	{
-		if (!c->closed && handle_of(c) == h)
+		if (!PV_LOAD(c->closed) && handle_of(c) == h)
 			return c;
-		found = pv_obj_find_handle(c, h, levels - 1);
+		found = find_handle(c, h, levels - 1);
 		if (found)
 			return found;
 	}
 	return NULL;
+}
+
+/* object.h; the caller's call holds o's tree (the GIL, or its gate): no
+ * close meanwhile */
+struct pv_obj *pv_obj_find_handle(struct pv_obj *o, const void *h, int levels)
+{
+	struct pv_obj *found;
+
+	if (!h || levels < 1 || levels > 16)
+		return NULL;
+	GRAPH_LOCK();
+	found = find_handle(o, h, levels);
+	GRAPH_UNLOCK();
+	return found;
 }
 
 int pv_obj_close_children_if(struct pv_obj *o,
@@ -478,32 +537,33 @@ int pv_obj_close_children_if(struct pv_obj *o,
 			     void *arg)
 {
 	struct pv_list *n;
+	struct pv_obj *c;
+	int rc;
 
-again:
-	for (n = o->children.prev; n != &o->children; n = n->prev) {
-		struct pv_obj *c = link_of(n)->self;
-		int rc;
+	for (;;) {
+		c = NULL;
+		GRAPH_LOCK();
+		for (n = o->children.prev; n != &o->children; n = n->prev) {
+			struct pv_obj *k = link_of(n)->self;
 
-		if (c->closed || c->closing || !match(c, arg))
-			continue;
-		Py_INCREF(c);
-		rc = pv_close(c);
+			if (!PV_LOAD(k->closed) && !k->closing &&
+			    match(k, arg)) {
+				c = k;
+				Py_INCREF(c);
+				break;
+			}
+		}
+		GRAPH_UNLOCK();
+		if (!c)
+			return 0;
+		rc = pv_close(c); /* the list changes: look again */
 		Py_DECREF(c);
 		if (rc)
 			return -1;
-		goto again; /* the list changed */
 	}
-	return 0;
 }
 
-/* Seconds now, monotonic. */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#define now_s pv_now_s
 
 /*
  * How long close() waits for other threads' uses or close before it
@@ -512,7 +572,7 @@ static double now_s(void)
  * Python code (a __del__, an argument's __index__) also takes, into a
  * deadlock.
  */
-#define CLOSE_WAIT_S 2.0
+#define CLOSE_WAIT_S PV_CLOSE_WAIT_S
 
 /*
  * Another thread is closing o (what: "closing") or using it ("using"):
@@ -552,7 +612,7 @@ static int close_gate(struct pv_obj *o, int skip, double *since)
 	long uses = 0;
 	int busy = 0;
 
-	if (o->closed == PV_CLOSING)
+	if (PV_LOAD(o->closed) == PV_CLOSING)
 		return wait_for_other(name, "closing", since);
 	if (used_by_me(o, skip)) {
 		pv_raise_user("%s cannot be closed from inside a call that is "
@@ -560,7 +620,9 @@ static int close_gate(struct pv_obj *o, int skip, double *since)
 			      name);
 		return -2;
 	}
+	GRAPH_LOCK();
 	subtree_marks(o, &busy, &uses);
+	GRAPH_UNLOCK();
 	if (busy) {
 		pv_raise_user("%s cannot be closed: a blocking call is using "
 			      "it or an object under it",
@@ -569,30 +631,28 @@ static int close_gate(struct pv_obj *o, int skip, double *since)
 	}
 	if (uses - skip > 0)
 		return wait_for_other(name, "using", since);
-	if (o->posting) {
+	if (PV_LOAD(o->posting)) {
 		wait_posts(o);
 		return 1;
 	}
 	return 0;
 }
 
-/* pv_close() proper.  skip: uses of o by this thread that do not count.
- * Returns 0, -1, or -2 (refused for a use or a blocking call; the
- * PyverbsUserError set). */
-static int close_checked(struct pv_obj *o, int skip)
+/* close_checked(), its tree's gate held (without the GIL). */
+static int close_held(struct pv_obj *o, int skip)
 {
 	double since = 0;
 	int rc;
 
 	for (;;) {
-		if (o->closed == PV_CLOSED) {
+		if (PV_LOAD(o->closed) == PV_CLOSED) {
 			/* A never-opened object can still hold parent links
 			 * (a constructor that failed after linking). */
-			if (o->nparents && o->uses <= skip)
+			if (o->nparents && PV_LOAD(o->uses) <= skip)
 				unlink_parents(o);
 			return 0;
 		}
-		if (o->closed == PV_CLOSING && o->closer == ME)
+		if (PV_LOAD(o->closed) == PV_CLOSING && o->closer == ME)
 			return 0; /* our own close, re-entered */
 		rc = close_gate(o, skip, &since);
 		if (rc < 0)
@@ -600,16 +660,23 @@ static int close_checked(struct pv_obj *o, int skip)
 		if (!rc)
 			break;
 	}
-	o->closed = PV_CLOSING;
+	PV_STORE(o->closed, PV_CLOSING);
 	o->closing = 1;
 	o->closer = ME;
 	/* Keep ourselves alive while children drop their references. */
 	Py_INCREF(o);
-	while (!list_empty(&o->children)) {
-		/* newest child first */
-		struct pv_obj *child = link_of(o->children.prev)->self;
+	for (;;) {
+		struct pv_obj *child = NULL;
 
-		Py_INCREF(child);
+		GRAPH_LOCK();
+		if (!list_empty(&o->children)) {
+			/* newest child first */
+			child = link_of(o->children.prev)->self;
+			Py_INCREF(child);
+		}
+		GRAPH_UNLOCK();
+		if (!child)
+			break;
 		rc = close_checked(child, 0);
 		/* A child that is closing already called back into Python
 		 * from its destroy (a parent domain's free_func) and that
@@ -632,18 +699,40 @@ static int close_checked(struct pv_obj *o, int skip)
 			goto failed;
 		}
 	}
-	o->closed = PV_CLOSED;
+	PV_STORE(o->closed, PV_CLOSED);
 	o->closing = 0;
 	o->closer = NULL;
 	unlink_parents(o);
 	Py_DECREF(o);
 	return 0;
 failed:
-	o->closed = 0;
+	PV_STORE(o->closed, 0);
 	o->closing = 0;
 	o->closer = NULL;
 	Py_DECREF(o);
 	return rc;
+}
+
+/* pv_close() proper.  skip: uses of o by this thread that do not count.
+ * Returns 0, -1, or -2 (refused for a use or a blocking call; the
+ * PyverbsUserError set).  Without the GIL, the gate of o's tree is held
+ * exclusive meanwhile (gate.c). */
+static int close_checked(struct pv_obj *o, int skip)
+{
+#ifdef Py_GIL_DISABLED
+	struct pv_excl x;
+	int rc;
+
+	if (PV_LOAD(o->closed) == PV_CLOSED && !o->nparents)
+		return 0;
+	if (pv_gate_close_enter(&x, o))
+		return -2;
+	rc = close_held(o, skip);
+	pv_gate_close_exit(&x);
+	return rc;
+#else
+	return close_held(o, skip);
+#endif
 }
 
 int pv_close(struct pv_obj *o)
@@ -728,215 +817,9 @@ void pv_obj_dealloc(PyObject *self)
 	Py_DECREF(tp);
 }
 
-/* ---- PyverbsObject: base of every pyverbs class ---- */
-
-static PyObject *pobj_get_logger(PyObject *self, void *closure)
+int pv_object_init(void)
 {
-	PyObject *logging, *logger;
-
-	logging = PyImport_ImportModule("logging");
-	if (!logging)
-		return NULL;
-	logger = PyObject_CallMethod(logging, "getLogger", "s",
-				     _PyType_Name(Py_TYPE(self)));
-	Py_DECREF(logging);
-	return logger;
-}
-
-static PyObject *pobj_set_log_level(PyObject *self, PyObject *val)
-{
-	PyObject *logger = pobj_get_logger(self, NULL), *r;
-
-	if (!logger)
-		return NULL;
-	r = PyObject_CallMethod(logger, "setLevel", "O", val);
-	Py_DECREF(logger);
-	if (!r)
-		return NULL;
-	Py_DECREF(r);
-	Py_RETURN_NONE;
-}
-
-static PyMethodDef pobj_methods[] = {
-	{ "set_log_level", pobj_set_log_level, METH_O,
-	  "set_log_level($self, val, /)\n--\n\n"
-	  "Set the level of this class's logger." },
-	{ NULL }
-};
-
-static PyGetSetDef pobj_getset[] = {
-	{ "logger", pobj_get_logger, NULL,
-	  "The logging.Logger named after the class.", NULL },
-	{ NULL }
-};
-
-PV_TYPE_SPEC(pobj, "pyverbs.base.PyverbsObject", PyObject,
-	     "PyverbsObject()\n--\n\n"
-	     "Base class of every pyverbs object.",
-	     { Py_tp_methods, pobj_methods }, { Py_tp_getset, pobj_getset }, );
-
-/* ---- PyverbsCM: base of every handle object ---- */
-
-static PyObject *cm_close(PyObject *self, PyObject *unused)
-{
-	if (pv_close(PV_OBJ(self)))
-		return NULL;
-	Py_RETURN_NONE;
-}
-
-static PyObject *cm_enter(PyObject *self, PyObject *unused)
-{
-	return Py_NewRef(self);
-}
-
-static PyObject *cm_exit(PyObject *self, PyObject *const *args,
-			 Py_ssize_t nargs)
-{
-	if (pv_close(PV_OBJ(self)))
-		return NULL;
-	Py_RETURN_NONE;
-}
-
-static PyObject *cm_get_closed(PyObject *self, void *closure)
-{
-	return PyBool_FromLong(PV_OBJ(self)->closed);
-}
-
-int pv_cm_traverse(PyObject *self, visitproc visit, void *arg)
-{
-	return pv_obj_traverse(PV_OBJ(self), visit, arg);
-}
-
-int pv_cm_clear(PyObject *self)
-{
-	return pv_obj_clear(PV_OBJ(self));
-}
-
-static PyObject *cm_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
-{
-	PyObject *self = tp->tp_alloc(tp, 0);
-
-	if (self)
-		pv_obj_setup(PV_OBJ(self), NULL);
-	return self;
-}
-
-static PyMethodDef cm_methods[] = {
-	{ "close", cm_close, METH_NOARGS,
-	  "close($self, /)\n--\n\n"
-	  "Release the underlying resource, closing dependent objects first.\n"
-	  "Calling it again does nothing." },
-	{ "__enter__", cm_enter, METH_NOARGS,
-	  "__enter__($self, /)\n--\n\nReturns the object." },
-	{ "__exit__", (PyCFunction)(void (*)(void))cm_exit, METH_FASTCALL,
-	  "__exit__($self, /, *exc_info)\n--\n\nCloses the object (close()), "
-	  "whatever the exception." },
-	{ NULL }
-};
-
-static PyGetSetDef cm_getset[] = {
-	{ "closed", cm_get_closed, NULL,
-	  "True once close() has released the resource.", NULL },
-	{ NULL }
-};
-
-static PyMemberDef cm_members[] = { { "__weaklistoffset__", T_PYSSIZET,
-				      offsetof(struct pv_obj, weakreflist),
-				      READONLY },
-				    { "__dictoffset__", T_PYSSIZET,
-				      offsetof(struct pv_obj, dict), READONLY },
-				    { NULL } };
-
-PV_GC_TYPE_SPEC(cm, "pyverbs.base.PyverbsCM", struct pv_obj,
-		"PyverbsCM()\n--\n\n"
-		"Base class of pyverbs objects that own a resource; "
-		"usable as a context manager.",
-		{ Py_tp_new, cm_new }, { Py_tp_methods, cm_methods },
-		{ Py_tp_getset, cm_getset }, { Py_tp_members, cm_members },
-		{ Py_tp_traverse, pv_cm_traverse },
-		{ Py_tp_clear, pv_cm_clear },
-		{ Py_tp_finalize, pv_obj_finalize },
-		{ Py_tp_dealloc, pv_obj_dealloc }, );
-
-/*
- * _child_of(*parents): a new open PyverbsCM that owns no resource, linked
- * as a child to each of parents (open handle objects, in any number; one
- * may appear more than once).  It lets the tests exercise the protocol
- * (many parents, cascading close, collection) without a device.
- */
-static PyObject *obj_child_of(PyObject *m, PyObject *args)
-{
-	Py_ssize_t n = PyTuple_GET_SIZE(args), i;
-	struct pv_obj *o;
-
-	for (i = 0; i < n; i++) {
-		PyObject *p = PyTuple_GET_ITEM(args, i);
-
-		if (!pv_type_ok(p, pv.PyverbsCM)) {
-			PyErr_Format(PyExc_TypeError,
-				     "parent %zd is not a "
-				     "PyverbsCM but %.100s",
-				     i, Py_TYPE(p)->tp_name);
-			return NULL;
-		}
-	}
-	o = PV_OBJ(PyObject_CallNoArgs((PyObject *)pv.PyverbsCM));
-	if (!o)
-		return NULL;
-	if (pv_obj_reserve_parents(o, n))
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (pv_obj_link(o, PV_OBJ(PyTuple_GET_ITEM(args, i))))
-			goto fail;
-	pv_obj_opened(o);
-	return (PyObject *)o;
-fail:
-	Py_DECREF(o); /* never opened: its finalizer drops the links */
-	return NULL;
-}
-
-/*
- * _add_ref(parent, child): pv_obj_add_ref() for handle objects of any
- * type, for the tests of what WQ.add_ref and RwqIndTable.add_ref link
- * (Soft-RoCE has no WQs to show it).
- */
-static PyObject *obj_add_ref(PyObject *m, PyObject *const *args,
-			     Py_ssize_t nargs)
-{
-	if (nargs != 2 || !pv_type_ok(args[0], pv.PyverbsCM))
-		return PyErr_Format(PyExc_TypeError,
-				    "_add_ref() takes (parent, child)");
-	if (pv_obj_add_ref(PV_OBJ(args[0]), args[1], pv.PyverbsCM))
-		return NULL;
-	Py_RETURN_NONE;
-}
-
-static PyMethodDef obj_functions[] = {
-	{ "_add_ref", (PyCFunction)(void (*)(void))obj_add_ref, METH_FASTCALL,
-	  "_add_ref($module, parent, child, /)\n--\n\n"
-	  "add_ref() of WQ and RwqIndTable, between any handle objects (for "
-	  "the tests of the lifetime protocol)." },
-	{ "_child_of", obj_child_of, METH_VARARGS,
-	  "_child_of($module, /, *parents)\n--\n\n"
-	  "A new open PyverbsCM owning nothing, a child of each of parents "
-	  "(for the tests of the lifetime protocol)." },
-	{ NULL }
-};
-
-int pv_object_init_types(PyObject *m)
-{
-	static const struct pv_type_def types[] = {
-		{ &pobj_spec, NULL, &pv.PyverbsObject },
-		{ &cm_spec, &pv.PyverbsObject, &pv.PyverbsCM },
-		{ NULL }
-	};
-
-	if (!PyThread_tss_is_created(&uses_key) &&
-	    PyThread_tss_create(&uses_key)) {
-		PyErr_NoMemory();
+	if (!deferred && !(deferred = PyList_New(0)))
 		return -1;
-	}
-	if (pv_add_types(m, types))
-		return -1;
-	return PyModule_AddFunctions(m, obj_functions);
+	return pv_gate_init();
 }

@@ -49,6 +49,23 @@ struct pv_parent_link {
  */
 typedef int (*pv_destroy_fn)(struct pv_obj *self);
 
+#ifdef Py_GIL_DISABLED
+/*
+ * Free-threaded CPython (object_ft.c): the gate of a lifetime tree's root.
+ * Every call on an object of the tree holds the gate shared; close() of
+ * any object of the tree holds it exclusive, so no handle of the tree is
+ * destroyed while a call, another thread's included, could be using it:
+ * what the GIL gave the calls between its releases.  A call that blocks
+ * (PV_BLOCKING_BEGIN) leaves the gates of its thread meanwhile, as the GIL
+ * build releases the GIL there.
+ */
+struct pv_gate {
+	int readers;	    /* shared holds, every thread's */
+	const void *writer; /* the thread holding it exclusive, or NULL */
+	int writer_depth;   /* its nested exclusive holds */
+};
+#endif
+
 /* Common head of every handle object (Context, PD, MR, CQ, QP, AH, ...). */
 struct pv_obj {
 	PyObject_HEAD
@@ -73,6 +90,9 @@ struct pv_obj {
 	unsigned char post_hold;   /* close() waits: posts keep the GIL */
 	int uses;	    /* calls holding the object in use (pv_use) */
 	const void *closer; /* the thread running close(), if closing */
+#ifdef Py_GIL_DISABLED
+	struct pv_gate gate; /* used when the object is a root (ft.c) */
+#endif
 };
 
 #define PV_CLOSED 1
@@ -132,6 +152,10 @@ int pv_obj_close_children_if(struct pv_obj *o,
 			     int (*match)(struct pv_obj *c, void *arg),
 			     void *arg);
 
+/* The lifetime protocol's own state (the deferred-close list, gate.c's
+ * thread slots), made once at import: 0 or -1. */
+int pv_object_init(void);
+
 /* Close children (newest first), destroy, then drop the parent links.
  * Idempotent.  Returns 0 or -1 with an exception set (PyverbsUserError
  * when o, or an object under it, is in use by a call of this thread or
@@ -153,15 +177,41 @@ int pv_close_own(struct pv_obj *o);
 struct pv_use {
 	struct pv_use *prev; /* this thread's previous use */
 	struct pv_obj *o;    /* strong reference */
+#ifdef Py_GIL_DISABLED
+	struct pv_obj *root; /* the gate held shared (strong), or NULL */
+#endif
 };
+#ifdef Py_GIL_DISABLED
+/* An exclusive hold of a gate by this thread's close() (gate.c). */
+struct pv_excl {
+	struct pv_excl *prev;
+	struct pv_obj *root; /* strong */
+	int left;	     /* left by PV_BLOCKING_BEGIN */
+};
+#endif
 void pv_use_begin(struct pv_use *u, struct pv_obj *o);
 void pv_use_end(struct pv_use *u);
+
+/*
+ * The lifetime marks (closed, uses, busy, posting, post_hold): plain fields
+ * under the GIL; without it, atomic (the gates order a close after the
+ * calls of other threads, but two calls of one tree run at once).
+ */
+#ifdef Py_GIL_DISABLED
+#define PV_LOAD(f) __atomic_load_n(&(f), __ATOMIC_ACQUIRE)
+#define PV_STORE(f, v) __atomic_store_n(&(f), (v), __ATOMIC_RELEASE)
+#define PV_ADD(f, n) ((void)__atomic_add_fetch(&(f), (n), __ATOMIC_ACQ_REL))
+#else
+#define PV_LOAD(f) (f)
+#define PV_STORE(f, v) ((f) = (v))
+#define PV_ADD(f, n) ((void)((f) += (n)))
+#endif
 
 /* Raise PyverbsUserError("<Type> is closed") and return -1 if o is closed. */
 int pv_check_open_slow(struct pv_obj *o);
 static inline int pv_check_open(struct pv_obj *o)
 {
-	return o->closed ? pv_check_open_slow(o) : 0;
+	return PV_LOAD(o->closed) ? pv_check_open_slow(o) : 0;
 }
 
 /*
@@ -173,11 +223,11 @@ static inline int pv_check_open(struct pv_obj *o)
  */
 static inline void pv_busy_enter(struct pv_obj *o)
 {
-	o->busy++;
+	PV_ADD(o->busy, 1);
 }
 static inline void pv_busy_leave(struct pv_obj *o)
 {
-	o->busy--;
+	PV_ADD(o->busy, -1);
 }
 
 /*
@@ -192,12 +242,36 @@ static inline void pv_busy_leave(struct pv_obj *o)
  * also holds a QP while a type 2 window bound through it lives, for up to
  * 50 s: a QP closes those windows first, see pv_mw_bound_via().)
  */
-#define PV_WITHOUT_GIL(stmt)           \
-	do {                           \
-		Py_BEGIN_ALLOW_THREADS \
-		stmt;                  \
-		Py_END_ALLOW_THREADS   \
+#define PV_WITHOUT_GIL(stmt)      \
+	do {                      \
+		PV_BLOCKING_BEGIN \
+		stmt;             \
+		PV_BLOCKING_END   \
 	} while (0)
+
+/*
+ * Around a call that may wait (for an event, the network, another thread):
+ * Py_BEGIN_ALLOW_THREADS / Py_END_ALLOW_THREADS, and without the GIL the
+ * thread also leaves its gates meanwhile (and takes them back after), so
+ * that another thread's close() of an unrelated object does not wait for
+ * it.  What the call still uses meanwhile is kept by its busy marks, as in
+ * the GIL build.
+ */
+#ifdef Py_GIL_DISABLED
+void pv_gates_leave(void);
+void pv_gates_return(void);
+#define PV_BLOCKING_BEGIN         \
+	{                         \
+		pv_gates_leave(); \
+		Py_BEGIN_ALLOW_THREADS
+#define PV_BLOCKING_END      \
+	Py_END_ALLOW_THREADS \
+	pv_gates_return();   \
+	}
+#else
+#define PV_BLOCKING_BEGIN Py_BEGIN_ALLOW_THREADS
+#define PV_BLOCKING_END Py_END_ALLOW_THREADS
+#endif
 
 /* unimport() of an imported PD, MR, DM...: close o, which releases the
  * handle without destroying it; refused (user error) unless imported.

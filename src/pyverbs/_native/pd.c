@@ -189,9 +189,9 @@ static PyObject *pd_advise_mr(PyObject *obj, PyObject *args, PyObject *kw)
 		sges[i] = ((struct pv_sge *)it)->sge;
 	}
 	pv_busy_enter(&self->obj);
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	rc = ibv_advise_mr(self->pd, advise, flags, sges, (uint32_t)n);
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	pv_busy_leave(&self->obj);
 	PyMem_Free(sges);
 	Py_DECREF(seq);

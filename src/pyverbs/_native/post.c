@@ -26,7 +26,11 @@
  */
 static int swr_check_inline(struct pv_send_wr *w)
 {
+#ifdef Py_GIL_DISABLED
+	char scratch[2048]; /* each thread its own */
+#else
 	static char scratch[16384]; /* the GIL serialises its users */
+#endif
 	int i;
 
 	for (i = 0; i < w->wr.num_sge; i++) {
@@ -404,11 +408,11 @@ static PyObject *post_released(PyObject *obj, const struct pv_post_ops *ops,
 	}
 	if (items)
 		wr_list_unlink(items, nitems, send);
-	PV_OBJ(obj)->posting++;
+	PV_ADD(PV_OBJ(obj)->posting, 1);
 	Py_BEGIN_ALLOW_THREADS
 	rc = ops->post(obj, block, &bad);
 	Py_END_ALLOW_THREADS
-	PV_OBJ(obj)->posting--;
+	PV_ADD(PV_OBJ(obj)->posting, -1);
 	if (rc) {
 		at = bad ? ((char *)bad - block) / (Py_ssize_t)wsz : -1;
 		if (at >= n)

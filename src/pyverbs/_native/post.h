@@ -123,11 +123,19 @@ PyObject *pv_post_failed(int rc, const struct pv_post_ops *ops,
 int pv_other_threads(void);
 
 /* Whether a post on the queue o with probe p releases the GIL now: its
- * posts are slow, no close() is waiting, and another thread could run. */
+ * posts are slow, no close() is waiting, and another thread could run.
+ * Without the GIL, whether it lets the work requests' critical section go
+ * (guard.c) while the provider posts a copy: when its posts are slow and
+ * no close() waits (the close waits for the posting as with the GIL; the
+ * tree's gate stays held). */
 static inline int pv_post_releases(const struct pv_post_probe *p,
 				   const struct pv_obj *o)
 {
+#ifdef Py_GIL_DISABLED
+	return p->slow && !PV_LOAD(o->post_hold);
+#else
 	return p->slow && !o->post_hold && pv_other_threads();
+#endif
 }
 
 /*

@@ -182,9 +182,9 @@ static int ai_fill(struct pv_addrinfo *self, const char *const s[4],
 	}
 	self->filling = 1;
 	pv_busy_enter(&self->obj);
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	rc = ai_lookup(s, port_space, flags, &ai);
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	pv_busy_leave(&self->obj);
 	self->filling = 0;
 	if (rc) {
@@ -437,14 +437,14 @@ static PyObject *resolve_failed(int err, const char *const s[2],
 				     "Failed to Resolve AddrInfo: the kernel "
 				     "refused the IB SA lookup (librdmacm "
 				     "keeps no errno for it)");
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	errno = 0;
 	rc = rdma_getaddrinfo(s[0], s[1], hints, &res);
 	if (rc == -1)
 		rc = errno ? errno : -1;
 	if (!rc)
 		rdma_freeaddrinfo(res);
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	if (rc)
 		return ai_raise(rc, fn, "Failed to Resolve AddrInfo");
 	return pv_raise_rc(EOPNOTSUPP, fn,
@@ -465,11 +465,11 @@ static PyObject *cmid_resolve(struct pv_cmid *self, const char *const s[2],
 	ai_hints(&hints, port_space, flags);
 	/* a synchronous id waits here for the result */
 	pv_busy_enter(&self->obj);
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	errno = 0;
 	rc = rdma_resolve_addrinfo(self->id, s[0], s[1], &hints);
 	err = errno ? errno : -1;
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	pv_busy_leave(&self->obj);
 	if (rc) /* -1; errno an errno value, -1 or an EAI_* code */
 		return resolve_failed(err, s, &hints);

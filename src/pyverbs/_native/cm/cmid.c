@@ -159,9 +159,9 @@ static int cmid_init_ep(struct pv_cmid *self, struct pv_addrinfo *ai,
 		return -1;
 	if (pd)
 		pv_busy_enter(&pd->obj);
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	rc = rdma_create_ep(&id, ai->ai, pd ? pd->pd : NULL, pattr);
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	if (pd)
 		pv_busy_leave(&pd->obj);
 	pv_busy_leave(&ai->obj);
@@ -353,9 +353,9 @@ static PyGetSetDef cmid_getset[] = {
 	({                                                             \
 		int rc_;                                               \
 		pv_busy_enter(&(self)->obj);                           \
-		Py_BEGIN_ALLOW_THREADS                                 \
+		PV_BLOCKING_BEGIN                                      \
 		rc_ = (call);                                          \
-		Py_END_ALLOW_THREADS                                   \
+		PV_BLOCKING_END                                        \
 		pv_busy_leave(&(self)->obj);                           \
 		rc_ ? pv_raise_errno(fname, msg) : Py_NewRef(Py_None); \
 	})
@@ -375,9 +375,9 @@ static PyObject *cmid_get_request(PyObject *obj, PyObject *unused)
 	if (!child)
 		return NULL;
 	pv_busy_enter(&self->obj);
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	rc = rdma_get_request(self->id, &id); /* 0, or -1 + errno */
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	pv_busy_leave(&self->obj);
 	if (rc) {
 		Py_DECREF(child);

@@ -227,11 +227,11 @@ static PyObject *cmid_get_comp(PyObject *obj, int send)
 		return pv_raise_user("The CMID's QP uses CQs of its own: poll "
 				     "them instead");
 	pv_busy_enter(&self->obj);
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	/* the number of completions (1), or -1 + errno */
 	rc = send ? rdma_get_send_comp(self->id, &wc) :
 		    rdma_get_recv_comp(self->id, &wc);
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	pv_busy_leave(&self->obj);
 	if (rc < 0)
 		return pv_raise_errno(

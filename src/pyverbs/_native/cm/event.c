@@ -286,9 +286,9 @@ static int ev_init(PyObject *obj, PyObject *args, PyObject *kw)
 	/* Waits for an event (unless the channel is non-blocking): the
 	 * channel is busy meanwhile, so that no one closes it. */
 	pv_busy_enter(&ch->obj);
-	Py_BEGIN_ALLOW_THREADS
+	PV_BLOCKING_BEGIN
 	rc = rdma_get_cm_event(ch->ch, &event); /* 0, or -1 + errno */
-	Py_END_ALLOW_THREADS
+	PV_BLOCKING_END
 	pv_busy_leave(&ch->obj);
 	if (rc) {
 		pv_raise_errno("rdma_get_cm_event", "Failed to create CMEvent");

@@ -76,10 +76,10 @@ ssize_t pv_mlx5_blocking(struct pv_obj *o, struct pv_obj *o2,
 	if (o2)
 		pv_busy_enter(o2);
 	for (;;) {
-		Py_BEGIN_ALLOW_THREADS
+		PV_BLOCKING_BEGIN
 		r = fn(arg);
 		*err = r < 0 ? errno : 0;
-		Py_END_ALLOW_THREADS
+		PV_BLOCKING_END
 		/* interrupted by a signal: run its handler, then wait on */
 		if (r >= 0 || *err != EINTR || PyErr_CheckSignals())
 			break;
