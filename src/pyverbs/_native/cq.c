@@ -225,13 +225,13 @@ static PyObject *cc_get_cq_event(PyObject *obj, PyObject *args, PyObject *kw)
 		struct pv_cq *other = cc_find_cq(self, ev_cq);
 
 		if (other)
-			other->num_events++;
+			PV_LOCKED(other, other->num_events++);
 		pv_raise_rc(EINVAL, "ibv_get_cq_event",
 			    "Received event on an unexpected CQ");
 		rc = -1;
 		goto out;
 	}
-	cq->num_events++;
+	PV_LOCKED(cq, cq->num_events++);
 out:
 	Py_DECREF(cq);
 	Py_DECREF(self);

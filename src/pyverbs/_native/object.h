@@ -207,6 +207,23 @@ void pv_use_end(struct pv_use *u);
 #define PV_ADD(f, n) ((void)((f) += (n)))
 #endif
 
+/* stmt on the fields of obj, another object than the call's own (whose
+ * critical section the guard holds): inside obj's critical section
+ * without the GIL. */
+#ifdef Py_GIL_DISABLED
+#define PV_LOCKED(obj, stmt)                                  \
+	do {                                                  \
+		Py_BEGIN_CRITICAL_SECTION((PyObject *)(obj)); \
+		stmt;                                         \
+		Py_END_CRITICAL_SECTION();                    \
+	} while (0)
+#else
+#define PV_LOCKED(obj, stmt) \
+	do {                 \
+		stmt;        \
+	} while (0)
+#endif
+
 /* Raise PyverbsUserError("<Type> is closed") and return -1 if o is closed. */
 int pv_check_open_slow(struct pv_obj *o);
 static inline int pv_check_open(struct pv_obj *o)
