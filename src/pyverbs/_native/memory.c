@@ -157,18 +157,37 @@ static PyObject *mem_blocks;
 
 /*
  * A look-up and what follows from it (free() after finding the block, and
- * forgetting it) as one step: the GIL makes it one, and without the GIL
- * the critical section of mem_blocks does, so that two threads never free
- * one block twice.  fn(arg) runs inside; its result is returned.
+ * forgetting it) as one step: the GIL makes it one, and without the GIL a
+ * lock of the registry's own does, so that two threads never free one
+ * block twice.  Not mem_blocks' critical section: the dict's own calls
+ * inside take it again, and on 3.13 that lets it go for a moment (seen:
+ * three of eight threads freeing one block got past the look-up).  The
+ * lock is the thread's again when code it runs (a finalizer) frees a
+ * block: the step it interrupts then finds the block gone.  fn(arg) runs
+ * inside; its result is returned.
  */
+#ifdef Py_GIL_DISABLED
+static PyMutex mem_mutex;
+static const void *mem_owner;
+static int mem_depth;
+#endif
+
 static PyObject *mem_locked(PyObject *(*fn)(void *), void *arg)
 {
 	PyObject *r;
-
 #ifdef Py_GIL_DISABLED
-	Py_BEGIN_CRITICAL_SECTION(mem_blocks);
+	const void *me = PyThreadState_Get();
+
+	if (__atomic_load_n(&mem_owner, __ATOMIC_ACQUIRE) != me) {
+		PyMutex_Lock(&mem_mutex);
+		__atomic_store_n(&mem_owner, me, __ATOMIC_RELEASE);
+	}
+	mem_depth++;
 	r = fn(arg);
-	Py_END_CRITICAL_SECTION();
+	if (--mem_depth == 0) {
+		__atomic_store_n(&mem_owner, NULL, __ATOMIC_RELEASE);
+		PyMutex_Unlock(&mem_mutex);
+	}
 #else
 	r = fn(arg);
 #endif
