@@ -435,7 +435,7 @@ def test_qpex_batch_is_its_threads(ctx):
         def other():
             for call in (qp.wr_start, lambda: qp.wr_rdma_write(
                     b.mr.rkey, b.mr.buf + 8), lambda: qp.wr_set_sge(
-                    a.mr.lkey, a.mr.buf, 8), qp.wr_complete, qp.wr_abort):
+                    SGE(a.mr.buf, 8, a.mr.lkey)), qp.wr_complete, qp.wr_abort):
                 try:
                     call()
                     refused.append(None)
@@ -449,7 +449,7 @@ def test_qpex_batch_is_its_threads(ctx):
             r and "Another thread's wr_start() batch" in r
             for r in refused), refused
         a.mr.write(b'A' * 8, 8, 0)
-        qp.wr_set_sge(a.mr.lkey, a.mr.buf, 8)
+        qp.wr_set_sge(SGE(a.mr.buf, 8, a.mr.lkey))
         qp.wr_complete()
         assert [w.wr_id for w in poll(a.cq, 1)] == [1]
 
@@ -458,7 +458,7 @@ def test_qpex_batch_is_its_threads(ctx):
             qp.wr_id = 2
             qp.wr_flags = e.IBV_SEND_SIGNALED
             qp.wr_rdma_write(b.mr.rkey, b.mr.buf + 8)
-            qp.wr_set_sge(a.mr.lkey, a.mr.buf + 8, 8)
+            qp.wr_set_sge(SGE(a.mr.buf + 8, 8, a.mr.lkey))
             qp.wr_complete()
 
         a.mr.write(b'B' * 8, 8, 8)
