@@ -26,6 +26,8 @@ import time
 import weakref
 from pathlib import Path
 
+import sysconfig
+
 import pytest
 
 import pyverbs.enums as e
@@ -81,12 +83,19 @@ def ud_qp(pd, cq):
 
 # ---- 1. an argument's conversion closes the object ----
 
+# Without the GIL the data path holds its object in use like every other
+# method (guard.c): the argument's close is refused inside the call and the
+# object stays open; with the GIL the close goes through and the call,
+# which checks after converting its arguments, finds the object closed.
+FREE_THREADED = bool(sysconfig.get_config_var('Py_GIL_DISABLED'))
+
+
 def test_poll_argument_closes_cq(ctx):
     cq = CQ(ctx, 10)
     arg = Closing(cq)
     with pytest.raises(PyverbsError):
         cq.poll(arg)
-    assert arg.calls == 1 and cq.closed
+    assert arg.calls == 1 and cq.closed != FREE_THREADED
 
 
 @pytest.mark.parametrize('which', ['self', 'parent'])
@@ -108,7 +117,7 @@ def test_cqex_wr_id_setter_argument_closes_cq(ctx):
     cq = CQEX(ctx, CqInitAttrEx(cqe=8))
     with pytest.raises(PyverbsError):
         cq.wr_id = Closing(cq)
-    assert cq.closed
+    assert cq.closed != FREE_THREADED
 
 
 def test_advise_mr_sg_list_closes_pd(ctx):
