@@ -419,15 +419,14 @@ struct guard_getset {
 static PyObject *guarded_get(PyObject *self, void *closure)
 {
 	const struct guard_getset *g = closure;
-	struct guard_uses uses;
+	struct pv_use u;
 	PyObject *r;
 
-	uses.n = 0;
 	if (g->handle)
-		use_one(&uses, self);
+		pv_use_begin(&u, PV_OBJ(self));
 #ifdef Py_GIL_DISABLED
 	{
-		PyObject *other = g->wrs ? wr_section : NULL;
+		PyObject *other = section_partner(g->wrs, self, NULL, 0);
 
 		CS_BEGIN(self, other)
 		r = g->get(self, g->closure);
@@ -436,7 +435,8 @@ static PyObject *guarded_get(PyObject *self, void *closure)
 #else
 	r = g->get(self, g->closure);
 #endif
-	uses_end(&uses);
+	if (g->handle)
+		pv_use_end(&u);
 	return r;
 }
 
@@ -455,8 +455,7 @@ static int guarded_set(PyObject *self, PyObject *value, void *closure)
 #ifdef Py_GIL_DISABLED
 	{
 		PyObject *other =
-			value ? section_partner(g->wrs, self, &value, 1) :
-				section_partner(g->wrs, self, NULL, 0);
+			section_partner(g->wrs, self, &value, value ? 1 : 0);
 
 		CS_BEGIN(self, other)
 		r = g->set(self, value, g->closure);
