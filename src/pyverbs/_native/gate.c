@@ -278,9 +278,19 @@ void pv_gates_return(void)
 		while (LOAD(r->gate.readers) > 0)
 			pv_wait_a_moment();
 	}
-	for (u = pv_thread_uses(); u; u = u->prev)
-		if (u->root)
-			shared_take(u->root, 0);
+	/* the first of this thread's holds of a root waits for its writer;
+	 * the others are nested in it (a writer waiting for them while this
+	 * thread waits for the writer would stall both) */
+	for (u = pv_thread_uses(); u; u = u->prev) {
+		const struct pv_use *v;
+		int nested = 0;
+
+		if (!u->root)
+			continue;
+		for (v = pv_thread_uses(); v != u && !nested; v = v->prev)
+			nested = v->root == u->root;
+		shared_take(u->root, nested);
+	}
 }
 
 #endif /* Py_GIL_DISABLED */
