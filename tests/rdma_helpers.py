@@ -19,8 +19,10 @@ In the Soft-RoCE VM, rxe0 and rxe1 sit in one network namespace, so traffic
 between them does not work (their IP addresses are both local and the RTR
 transition times out resolving the path); loopback on one device does.
 """
+import gc
 import random
 import subprocess
+import sys
 import time
 
 import pytest
@@ -222,6 +224,17 @@ def poll(cq, count=1, timeout=10.0):
             raise PyverbsError(f'Got {len(wcs)} of {count} completions '
                                f'in {timeout} s')
     return wcs
+
+
+def settled_blocks():
+    """sys.getallocatedblocks() once the collector has run twice.  The
+    free-threaded build frees some memory of a collection's garbage (dict
+    keys of the **kwargs of a call that raised, seen on 3.13t) only at
+    the next collection, once no thread can still be reading it (QSBR):
+    measured after a single collect, each run's block looks kept."""
+    gc.collect()
+    gc.collect()
+    return sys.getallocatedblocks()
 
 
 def device_resources():

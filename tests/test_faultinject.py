@@ -166,6 +166,24 @@ def sweep(shim, scenario, dev_name, gid_index, tmp_path):
     return lines[0]['baseline'], summary
 
 
+@pytest.mark.device
+def test_sweep_sees_a_leak(shim, dev_name, gid_index):
+    """The heap check of the sweeps can fail: a run that keeps 64 bytes
+    each time its fault fires (FAULT_SCENARIO_LEAK) is reported."""
+    env = dict(os.environ, LD_PRELOAD=preload(shim), PYTHONPATH=SRC,
+               FAULT_SCENARIO_LEAK='ibv_open_device')
+    r = subprocess.run([sys.executable,
+                        os.path.join(FAKES, 'fault_scenario.py'), shim,
+                        'verbs', dev_name, str(gid_index), 'ibv_open_device'],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    lines = [json.loads(x) for x in r.stdout.splitlines() if x]
+    cases = [x for x in lines if x.get('case') == 'ibv_open_device']
+    assert cases and all(any('the heap grew' in b for b in x['bad'])
+                         for x in cases), cases
+    assert lines[-1]['summary']['blocks_growth'], lines[-1]
+
+
 def newer_calls():
     """The calls newer than rdma-core 44 that the build makes and the
     verbs scenario reaches (on rxe: DMAHandle and the counters refused by

@@ -37,7 +37,7 @@ from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rdma_helpers import device_resources  # noqa: E402
+from rdma_helpers import device_resources, settled_blocks  # noqa: E402
 
 HOST_CYCLES = 10_000
 # Blocks a run may gain without a leak (caches, free lists, interned
@@ -81,12 +81,10 @@ def measure(fn, n, warm=200):
     bytes, fds) over the n."""
     for _ in range(warm):
         fn()
-    gc.collect()
-    b0, h0, f0 = sys.getallocatedblocks(), heap(), fds()
+    b0, h0, f0 = settled_blocks(), heap(), fds()
     for _ in range(n):
         fn()
-    gc.collect()
-    return (sys.getallocatedblocks() - b0, heap() - h0, fds() - f0)
+    return (settled_blocks() - b0, heap() - h0, fds() - f0)
 
 
 def assert_flat(fn, n):
