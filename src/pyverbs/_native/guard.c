@@ -102,9 +102,18 @@ struct guard_uses {
 	int n;
 };
 
+/* o may be a pyverbs object: every pyverbs class is a heap type, and the
+ * usual arguments (ints, bytes, lists, None) are static types, which this
+ * tells without PyType_IsSubtype's walk of their MRO. */
+static inline int maybe_ours(PyObject *o)
+{
+	return PyType_HasFeature(Py_TYPE(o), Py_TPFLAGS_HEAPTYPE);
+}
+
 static void use_one(struct guard_uses *g, PyObject *o)
 {
-	if (g->n < GUARD_USES && PyObject_TypeCheck(o, pv.PyverbsCM))
+	if (g->n < GUARD_USES && maybe_ours(o) &&
+	    PyObject_TypeCheck(o, pv.PyverbsCM))
 		pv_use_begin(&g->u[g->n++], PV_OBJ(o));
 }
 
@@ -166,7 +175,7 @@ static PyObject *data_partner(PyObject *self, PyObject *const *args,
 	Py_ssize_t i;
 
 	for (i = 0; i < n; i++)
-		if (args[i] != self &&
+		if (args[i] != self && maybe_ours(args[i]) &&
 		    PyObject_TypeCheck(args[i], pv.PyverbsObject) &&
 		    !PyObject_TypeCheck(args[i], pv.PyverbsCM))
 			return args[i];
