@@ -66,15 +66,11 @@ void pv_wait_a_moment(void)
 	Py_END_ALLOW_THREADS
 }
 
-int pv_gate_init(void)
-{
-	return 0;
-}
-
 #ifdef Py_GIL_DISABLED
 
 static PV_TLS struct pv_excl *thread_excl;
 static PyMutex graph_mutex;
+long pv_posters;
 
 void pv_graph_lock(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * gate.c: what a thread holds (its uses, in a thread-specific slot) and,
+ * gate.c: what a thread holds (its uses, in thread-local storage) and,
  * without the GIL, the gates of the lifetime trees' roots (object.h,
  * struct pv_gate) and the lock of the parent and child lists.  Below
  * object.c: it reads struct pv_obj and struct pv_use, never calls up.
@@ -13,8 +13,6 @@
 /* This thread's innermost use, or NULL; set it. */
 struct pv_use *pv_thread_uses(void);
 void pv_thread_set_uses(struct pv_use *u);
-/* Make the thread-specific slot: 0, or -1 with MemoryError. */
-int pv_gate_init(void);
 
 /* How long close() waits for other threads before it refuses. */
 #define PV_CLOSE_WAIT_S 2.0
@@ -43,6 +41,25 @@ void pv_gate_exit(struct pv_use *u);
  */
 int pv_gate_close_enter(struct pv_excl *x, struct pv_obj *o);
 void pv_gate_close_exit(struct pv_excl *x);
+
+/*
+ * The threads in a post of work requests, inside it or waiting for the
+ * WRs' critical section (guard.c counts them): a slow post lets the
+ * section go while the provider posts its copy only when another thread
+ * is there to take it (post.h); alone, it posts the WRs in place, as the
+ * GIL build does when no other thread exists.  Relaxed: a post that reads
+ * a stale count only copies when it need not, or makes one other post
+ * wait for one system call.
+ */
+extern long pv_posters;
+static inline void pv_posters_add(long n)
+{
+	__atomic_add_fetch(&pv_posters, n, __ATOMIC_RELAXED);
+}
+static inline int pv_posters_others(void)
+{
+	return __atomic_load_n(&pv_posters, __ATOMIC_RELAXED) > 1;
+}
 #endif
 
 #endif /* PV_GATE_H */

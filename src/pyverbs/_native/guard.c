@@ -31,6 +31,7 @@
  */
 #include "guard.h"
 #include "errors.h"
+#include "gate.h"
 #include "init.h"
 #include "object.h"
 #include "state.h"
@@ -158,6 +159,7 @@ struct guard_meth {
 	const char *name;
 	int handle; /* of a handle type (uses); else a data type's (no GIL) */
 	int wrs;    /* a work request's, or a post (no GIL, below) */
+	int post;   /* a post (no GIL: counted in pv_posters) */
 };
 
 /*
@@ -206,6 +208,16 @@ static int takes_wrs(const char *type, const char *name)
 	return listed(wr_types, type) || (name && listed(wr_posts, name));
 #else
 	(void)type;
+	(void)name;
+	return 0;
+#endif
+}
+
+static int is_post(const char *name)
+{
+#ifdef Py_GIL_DISABLED
+	return listed(wr_posts, name);
+#else
 	(void)name;
 	return 0;
 #endif
@@ -317,9 +329,13 @@ static PyObject *guarded_call(const struct guard_meth *g, PyObject *self,
 		PyObject *other =
 			section_partner(g->wrs, self, args, nargs + nkw);
 
+		if (g->post)
+			pv_posters_add(1);
 		CS_BEGIN(self, other)
 		r = call_orig(g, self, args, nargs, kwnames);
 		CS_END
+		if (g->post)
+			pv_posters_add(-1);
 	}
 #else
 	r = call_orig(g, self, args, nargs, kwnames);
@@ -518,6 +534,7 @@ static PyMethodDef *guard_methods(const PyType_Spec *spec, PyMethodDef *m,
 		g->name = m[i].ml_name;
 		g->handle = handle;
 		g->wrs = takes_wrs(spec->name, m[i].ml_name);
+		g->post = is_post(m[i].ml_name);
 		out[i].ml_meth = tm_table[nmeths++];
 		out[i].ml_flags = METH_FASTCALL | METH_KEYWORDS;
 	}

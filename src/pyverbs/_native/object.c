@@ -821,5 +821,5 @@ int pv_object_init(void)
 {
 	if (!deferred && !(deferred = PyList_New(0)))
 		return -1;
-	return pv_gate_init();
+	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef PV_POST_H
 #define PV_POST_H
 
+#include "gate.h"
 #include "object.h"
 #include "post_probe.h"
 #include "state.h"
@@ -125,14 +126,14 @@ int pv_other_threads(void);
 /* Whether a post on the queue o with probe p releases the GIL now: its
  * posts are slow, no close() is waiting, and another thread could run.
  * Without the GIL, whether it lets the work requests' critical section go
- * (guard.c) while the provider posts a copy: when its posts are slow and
- * no close() waits (the close waits for the posting as with the GIL; the
- * tree's gate stays held). */
+ * (guard.c) while the provider posts a copy: when its posts are slow, no
+ * close() waits (the close waits for the posting as with the GIL; the
+ * tree's gate stays held) and another thread is posting too (gate.h). */
 static inline int pv_post_releases(const struct pv_post_probe *p,
 				   const struct pv_obj *o)
 {
 #ifdef Py_GIL_DISABLED
-	return p->slow && !PV_LOAD(o->post_hold);
+	return p->slow && !PV_LOAD(o->post_hold) && pv_posters_others();
 #else
 	return p->slow && !o->post_hold && pv_other_threads();
 #endif
