@@ -170,6 +170,11 @@ def sweep(shim, scenario, dev_name, gid_index, tmp_path):
 def test_sweep_sees_a_leak(shim, dev_name, gid_index):
     """The heap check of the sweeps can fail: a run that keeps 64 bytes
     each time its fault fires (FAULT_SCENARIO_LEAK) is reported."""
+    if not sys.getallocatedblocks():
+        # PYTHONMALLOC=malloc (the sanitizers' runs): Python counts no
+        # blocks, and the sweeps' heap check sees nothing to compare
+        pytest.skip('the interpreter counts no allocated blocks '
+                    '(PYTHONMALLOC=malloc): no heap check to prove')
     env = dict(os.environ, LD_PRELOAD=preload(shim), PYTHONPATH=SRC,
                FAULT_SCENARIO_LEAK='ibv_open_device')
     r = subprocess.run([sys.executable,
