@@ -151,15 +151,23 @@ def test_counting_only_calls_from_pyverbs(shim):
 
 # ----------------------------------------------------------------- device
 
-def sweep(shim, scenario, dev_name, gid_index, tmp_path):
-    env = dict(os.environ, LD_PRELOAD=preload(shim), PYTHONPATH=SRC)
+def run_scenario(shim, scenario, dev_name, gid_index, tmp_path, only=(),
+                 timeout=540, **env):
+    """fault_scenario.py's JSON lines for scenario (only: its FUNCs), the
+    shim preloaded, env added to the environment; its output kept in
+    tmp_path."""
+    env = dict(os.environ, LD_PRELOAD=preload(shim), PYTHONPATH=SRC, **env)
     r = subprocess.run([sys.executable,
                         os.path.join(FAKES, 'fault_scenario.py'), shim,
-                        scenario, dev_name, str(gid_index)], env=env,
-                       capture_output=True, text=True, timeout=540)
+                        scenario, dev_name, str(gid_index), *only], env=env,
+                       capture_output=True, text=True, timeout=timeout)
     (tmp_path / f'{scenario}.out').write_text(r.stdout + r.stderr)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    lines = [json.loads(x) for x in r.stdout.splitlines() if x]
+    return [json.loads(x) for x in r.stdout.splitlines() if x]
+
+
+def sweep(shim, scenario, dev_name, gid_index, tmp_path):
+    lines = run_scenario(shim, scenario, dev_name, gid_index, tmp_path)
     summary = lines[-1]['summary']
     bad = [x for x in lines if x.get('bad')]
     assert not bad, json.dumps(bad[:10], indent=1)
@@ -167,7 +175,7 @@ def sweep(shim, scenario, dev_name, gid_index, tmp_path):
 
 
 @pytest.mark.device
-def test_sweep_sees_a_leak(shim, dev_name, gid_index):
+def test_sweep_sees_a_leak(shim, dev_name, gid_index, tmp_path):
     """The heap check of the sweeps can fail: a run that keeps 64 bytes
     each time its fault fires (FAULT_SCENARIO_LEAK) is reported."""
     if not sys.getallocatedblocks():
@@ -175,14 +183,9 @@ def test_sweep_sees_a_leak(shim, dev_name, gid_index):
         # blocks, and the sweeps' heap check sees nothing to compare
         pytest.skip('the interpreter counts no allocated blocks '
                     '(PYTHONMALLOC=malloc): no heap check to prove')
-    env = dict(os.environ, LD_PRELOAD=preload(shim), PYTHONPATH=SRC,
-               FAULT_SCENARIO_LEAK='ibv_open_device')
-    r = subprocess.run([sys.executable,
-                        os.path.join(FAKES, 'fault_scenario.py'), shim,
-                        'verbs', dev_name, str(gid_index), 'ibv_open_device'],
-                       env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    lines = [json.loads(x) for x in r.stdout.splitlines() if x]
+    lines = run_scenario(shim, 'verbs', dev_name, gid_index, tmp_path,
+                         only=('ibv_open_device',), timeout=300,
+                         FAULT_SCENARIO_LEAK='ibv_open_device')
     cases = [x for x in lines if x.get('case') == 'ibv_open_device']
     assert cases and all(any('the heap grew' in b for b in x['bad'])
                          for x in cases), cases

@@ -202,22 +202,22 @@ static const char wr_types[] = " pyverbs.wr.SendWR pyverbs.wr.RecvWR "
 static const char wr_posts[] = " post_send post_recv post_srq_ops ";
 #endif
 
-static int takes_wrs(const char *type, const char *name)
+static int is_post(const char *name)
 {
 #ifdef Py_GIL_DISABLED
-	return listed(wr_types, type) || (name && listed(wr_posts, name));
+	return name && listed(wr_posts, name);
 #else
-	(void)type;
 	(void)name;
 	return 0;
 #endif
 }
 
-static int is_post(const char *name)
+static int takes_wrs(const char *type, const char *name)
 {
 #ifdef Py_GIL_DISABLED
-	return listed(wr_posts, name);
+	return listed(wr_types, type) || is_post(name);
 #else
+	(void)type;
 	(void)name;
 	return 0;
 #endif
